@@ -1,0 +1,101 @@
+#pragma once
+// CPU elementwise driver: runs an op over a TensorIterator with at::vec::Vectorized on
+// contiguous runs and a scalar loop on strided ones, in parallel over ATen's grain size.
+//
+// An op is a functor with `T operator()(T...)` and `Vectorized<T> vec(Vectorized<T>...)`, where
+// T = at::opmath_type<scalar_t> (float for float16/bfloat16): the math is written once per op.
+#include <ATen/OpMathType.h>
+#include <ATen/Parallel.h>
+#include <ATen/TensorIterator.h>
+#include <ATen/cpu/vec/vec.h>
+
+#include <algorithm>
+#include <array>
+#include <utility>
+
+namespace uaccel::cpu {
+namespace detail {
+
+// Contiguous raw-pointer core in the math type: out[i] = op(in_0[i], ..., in_N-1[i]).
+template <typename T, typename Op, size_t... I>
+void map_contiguous(T* out, const std::array<const T*, sizeof...(I)>& in, int64_t n, const Op& op, std::index_sequence<I...>) {
+  using Vec = at::vec::Vectorized<T>;
+  int64_t i = 0;
+  for (; i + Vec::size() <= n; i += Vec::size()) {
+    op.vec(Vec::loadu(in[I] + i)...).store(out + i);
+  }
+  for (; i < n; ++i) {
+    out[i] = op(in[I][i]...);
+  }
+}
+
+// Contiguous core for any storage type: half types are widened a block at a time into the
+// math type, so there is one math path for every dtype.
+template <typename scalar_t, size_t N, typename Op>
+void map_contiguous(scalar_t* out, const std::array<const scalar_t*, N>& in, int64_t n, const Op& op) {
+  using T = at::opmath_type<scalar_t>;
+  if constexpr (std::is_same_v<scalar_t, T>) {
+    map_contiguous(out, in, n, op, std::make_index_sequence<N>{});
+  } else {
+    constexpr int64_t kBlock = 512;  // fits L1 with room to spare: (N + 1) * 2 KiB
+    T wide_in[N][kBlock];
+    T wide_out[kBlock];
+    std::array<const T*, N> wide_ptrs;
+    for (size_t k = 0; k < N; ++k) {
+      wide_ptrs[k] = wide_in[k];
+    }
+    for (int64_t start = 0; start < n; start += kBlock) {
+      const int64_t len = std::min(kBlock, n - start);
+      for (size_t k = 0; k < N; ++k) {
+        at::vec::convert(in[k] + start, wide_in[k], len);
+      }
+      map_contiguous(wide_out, wide_ptrs, len, op, std::make_index_sequence<N>{});
+      at::vec::convert(wide_out, out + start, len);
+    }
+  }
+}
+
+// Strided scalar core; `data`/`strides` are TensorIterator's (operand 0 is the output, strides in bytes).
+template <typename scalar_t, typename Op, size_t... I>
+void map_strided(char* const* data, const int64_t* strides, int64_t n, const Op& op, std::index_sequence<I...>) {
+  using T = at::opmath_type<scalar_t>;
+  for (int64_t i = 0; i < n; ++i) {
+    *reinterpret_cast<scalar_t*>(data[0] + i * strides[0]) = static_cast<scalar_t>(
+        op(static_cast<T>(*reinterpret_cast<const scalar_t*>(data[I + 1] + i * strides[I + 1]))...));
+  }
+}
+
+} // namespace detail
+
+// Runs `op` over `iter` (one output, N inputs, all of dtype scalar_t).
+template <typename scalar_t, size_t N, typename Op>
+void elementwise(at::TensorIteratorBase& iter, const Op& op) {
+  TORCH_INTERNAL_ASSERT(iter.ninputs() == static_cast<int>(N) && iter.noutputs() == 1);
+  constexpr int kTensors = N + 1;
+  iter.for_each(
+      [&](char** data, const int64_t* strides, int64_t size0, int64_t size1) {
+        const int64_t* outer_strides = strides + kTensors;
+        const bool contiguous = std::all_of(strides, strides + kTensors, [](int64_t s) {
+          return s == static_cast<int64_t>(sizeof(scalar_t));
+        });
+        std::array<char*, kTensors> ptrs;
+        std::copy(data, data + kTensors, ptrs.begin());
+        for (int64_t outer = 0; outer < size1; ++outer) {
+          if (contiguous) {
+            std::array<const scalar_t*, N> in;
+            for (size_t k = 0; k < N; ++k) {
+              in[k] = reinterpret_cast<const scalar_t*>(ptrs[k + 1]);
+            }
+            detail::map_contiguous(reinterpret_cast<scalar_t*>(ptrs[0]), in, size0, op);
+          } else {
+            detail::map_strided<scalar_t>(ptrs.data(), strides, size0, op, std::make_index_sequence<N>{});
+          }
+          for (int k = 0; k < kTensors; ++k) {
+            ptrs[k] += outer_strides[k];
+          }
+        }
+      },
+      at::internal::GRAIN_SIZE);
+}
+
+} // namespace uaccel::cpu

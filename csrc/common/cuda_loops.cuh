@@ -1,0 +1,177 @@
+#pragma once
+// CUDA elementwise driver: runs an op over a TensorIterator on the current stream.
+//  - all operands dense with one layout (contiguous, channels_last, transposed...): a flat
+//    kernel with 16-byte vector loads/stores when every pointer is 16-byte aligned, else 1 element
+//    per access; each thread keeps kUnroll accesses in flight;
+//  - anything else (slices with steps, stride-0 expanded inputs): a strided kernel that maps a
+//    linear index to per-operand byte offsets.
+// All indexing is 64-bit. An op is a functor with `__host__ __device__ T operator()(T...)`,
+// T = at::opmath_type<scalar_t>. The caller holds the device guard.
+#include <ATen/OpMathType.h>
+#include <ATen/TensorIterator.h>
+#include <c10/cuda/CUDAException.h>
+#include <c10/cuda/CUDAStream.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+
+namespace uaccel::cuda {
+namespace detail {
+
+constexpr int kThreads = 256;
+constexpr int kUnroll = 2;
+constexpr int kMaxDims = 25;  // TensorIterator's own limit after coalescing
+
+template <typename T, int N>
+struct Array {
+  T v[N];
+};
+
+template <typename scalar_t, int kVec>
+struct alignas(sizeof(scalar_t) * kVec) Pack {
+  scalar_t v[kVec];
+};
+
+template <typename scalar_t, typename Op, typename Inputs, size_t... K>
+__device__ __forceinline__ scalar_t apply(const Op& op, const Inputs& in, std::index_sequence<K...>) {
+  using T = at::opmath_type<scalar_t>;
+  return static_cast<scalar_t>(op(static_cast<T>(in[K])...));
+}
+
+template <int kVec, typename scalar_t, int N, typename Op>
+__global__ void flat_kernel(scalar_t* out, Array<const scalar_t*, N> in, int64_t n, Op op) {
+  using P = Pack<scalar_t, kVec>;
+  const int64_t packs = n / kVec;
+  const int64_t threads = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t base = static_cast<int64_t>(blockIdx.x) * blockDim.x * kUnroll + threadIdx.x; base < packs;
+       base += threads * kUnroll) {
+    P loaded[kUnroll][N];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int64_t p = base + static_cast<int64_t>(u) * blockDim.x;
+      if (p < packs) {
+#pragma unroll
+        for (int k = 0; k < N; ++k) {
+          loaded[u][k] = reinterpret_cast<const P*>(in.v[k])[p];
+        }
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int64_t p = base + static_cast<int64_t>(u) * blockDim.x;
+      if (p < packs) {
+        P result;
+#pragma unroll
+        for (int j = 0; j < kVec; ++j) {
+          scalar_t lane[N];
+#pragma unroll
+          for (int k = 0; k < N; ++k) {
+            lane[k] = loaded[u][k].v[j];
+          }
+          result.v[j] = apply<scalar_t>(op, lane, std::make_index_sequence<N>{});
+        }
+        reinterpret_cast<P*>(out)[p] = result;
+      }
+    }
+  }
+  // The last n % kVec elements.
+  for (int64_t i = packs * kVec + static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += threads) {
+    scalar_t lane[N];
+#pragma unroll
+    for (int k = 0; k < N; ++k) {
+      lane[k] = in.v[k][i];
+    }
+    out[i] = apply<scalar_t>(op, lane, std::make_index_sequence<N>{});
+  }
+}
+
+// Byte strides per dimension (dimension 0 varies fastest) for the output and each input.
+template <int kTensors>
+struct StridedLayout {
+  int ndim;
+  int64_t sizes[kMaxDims];
+  int64_t strides[kMaxDims][kTensors];
+};
+
+template <typename scalar_t, int N, typename Op>
+__global__ void strided_kernel(Array<char*, N + 1> data, StridedLayout<N + 1> layout, int64_t n, Op op) {
+  const int64_t threads = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += threads) {
+    int64_t offsets[N + 1] = {};
+    int64_t rest = i;
+    for (int d = 0; d < layout.ndim; ++d) {
+      const int64_t index = rest % layout.sizes[d];
+      rest /= layout.sizes[d];
+#pragma unroll
+      for (int k = 0; k <= N; ++k) {
+        offsets[k] += index * layout.strides[d][k];
+      }
+    }
+    scalar_t lane[N];
+#pragma unroll
+    for (int k = 0; k < N; ++k) {
+      lane[k] = *reinterpret_cast<const scalar_t*>(data.v[k + 1] + offsets[k + 1]);
+    }
+    *reinterpret_cast<scalar_t*>(data.v[0] + offsets[0]) = apply<scalar_t>(op, lane, std::make_index_sequence<N>{});
+  }
+}
+
+// Enough blocks to fill the device a few times over; grid-stride loops cover the rest.
+inline unsigned int grid_for(int64_t work_items) {
+  int device = 0;
+  int multiprocessors = 0;
+  C10_CUDA_CHECK(cudaGetDevice(&device));
+  C10_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
+  const int64_t max_blocks = static_cast<int64_t>(multiprocessors) * 32;
+  const int64_t wanted = (work_items + kThreads - 1) / kThreads;
+  return static_cast<unsigned int>(std::clamp<int64_t>(wanted, 1, max_blocks));
+}
+
+} // namespace detail
+
+// Runs `op` over `iter` (one output, N inputs, all of dtype scalar_t) on the current stream.
+template <typename scalar_t, int N, typename Op>
+void elementwise(at::TensorIteratorBase& iter, const Op& op) {
+  using namespace detail;
+  TORCH_INTERNAL_ASSERT(iter.ninputs() == N && iter.noutputs() == 1);
+  const int64_t n = iter.numel();
+  if (n == 0) {
+    return;
+  }
+  const cudaStream_t stream = c10::cuda::getCurrentCUDAStream();
+  if (iter.is_contiguous()) {
+    auto* out = static_cast<scalar_t*>(iter.data_ptr(0));
+    Array<const scalar_t*, N> in;
+    bool aligned = reinterpret_cast<uintptr_t>(out) % 16 == 0;
+    for (int k = 0; k < N; ++k) {
+      in.v[k] = static_cast<const scalar_t*>(iter.data_ptr(k + 1));
+      aligned = aligned && reinterpret_cast<uintptr_t>(in.v[k]) % 16 == 0;
+    }
+    constexpr int kVec = 16 / sizeof(scalar_t);
+    if (aligned) {
+      flat_kernel<kVec, scalar_t, N><<<grid_for(n / kVec / kUnroll), kThreads, 0, stream>>>(out, in, n, op);
+    } else {
+      flat_kernel<1, scalar_t, N><<<grid_for(n / kUnroll), kThreads, 0, stream>>>(out, in, n, op);
+    }
+  } else {
+    TORCH_CHECK(iter.ndim() <= kMaxDims, "uaccel: CUDA kernels support at most ", kMaxDims,
+                " non-mergeable dimensions, got ", iter.ndim());
+    Array<char*, N + 1> data;
+    StridedLayout<N + 1> layout{};
+    layout.ndim = iter.ndim();
+    for (int k = 0; k <= N; ++k) {
+      data.v[k] = static_cast<char*>(iter.data_ptr(k));
+    }
+    for (int d = 0; d < iter.ndim(); ++d) {
+      layout.sizes[d] = iter.shape()[d];
+      for (int k = 0; k <= N; ++k) {
+        layout.strides[d][k] = iter.strides(k)[d];
+      }
+    }
+    strided_kernel<scalar_t, N><<<grid_for(n), kThreads, 0, stream>>>(data, layout, n, op);
+  }
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+}
+
+} // namespace uaccel::cuda

@@ -1,0 +1,3 @@
+#pragma once
+// Entry header of the torch_uaccel C++ API.
+#include <uaccel/elu.h>

@@ -1,0 +1,37 @@
+// Every schema of the `uaccel` library lives here; capability folders only register kernels.
+#include <Python.h>
+#include <torch/library.h>
+
+#include <string>
+
+#include <uaccel/export.h>
+
+namespace {
+
+// Build facts for `python -m torch_uaccel` and bug reports, as "key=value" lines.
+std::string build_info() {
+  std::string info = "torch_build=" UACCEL_TORCH_VERSION "\n";
+#ifdef UACCEL_WITH_CUDA
+  info += "cuda=1\ncuda_archs=" UACCEL_CUDA_ARCHS "\n";
+#else
+  info += "cuda=0\ncuda_archs=\n";
+#endif
+  return info;
+}
+
+} // namespace
+
+TORCH_LIBRARY(uaccel, m) {
+  // Fake (meta) kernels for these ops are registered from Python, in this module.
+  m.set_python_module("torch_uaccel.ops");
+  m.def("elu(Tensor self, float alpha=0.1) -> Tensor");
+  m.def("elu_backward(Tensor grad_output, Tensor saved, float alpha, bool is_result) -> Tensor");
+  m.def("build_info() -> str", &build_info);
+}
+
+// `import torch_uaccel._C` only needs to load this library so the registrations above run;
+// the module itself is empty.
+extern "C" PyMODINIT_FUNC PyInit__C(void) {
+  static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_C", nullptr, -1, nullptr};
+  return PyModule_Create(&module);
+}
