@@ -1,0 +1,83 @@
+"""uaccel.elu under torch.compile (fullgraph, static and dynamic shapes) and torch.export."""
+import pytest
+import torch
+
+import torch_uaccel
+
+
+class SmallMLP(torch.nn.Module):
+    def __init__(self, activation):
+        super().__init__()
+        self.fc1 = torch.nn.Linear(16, 32)
+        self.act = activation
+        self.fc2 = torch.nn.Linear(32, 4)
+
+    def forward(self, x):
+        return self.fc2(self.act(self.fc1(x)))
+
+
+def _forward_backward(model, x):
+    out = model(x)
+    out.square().sum().backward()
+    grads = [p.grad.clone() for p in model.parameters()]
+    model.zero_grad()
+    return out.detach(), grads
+
+
+ACTIVATIONS = {
+    "module": lambda: torch_uaccel.ELU(0.3),
+    "function": lambda: _FunctionActivation(),
+    "negative-alpha": lambda: torch_uaccel.ELU(-0.5),
+}
+
+
+class _FunctionActivation(torch.nn.Module):
+    def forward(self, x):
+        return torch_uaccel.ELUFunction.apply(x, 0.3)
+
+
+@pytest.mark.parametrize("dynamic", [False, True])
+@pytest.mark.parametrize("activation", list(ACTIVATIONS))
+def test_compile_fullgraph_forward_backward(device, activation, dynamic):
+    torch._dynamo.reset()
+    torch.manual_seed(0)
+    model = SmallMLP(ACTIVATIONS[activation]()).to(device)
+    compiled = torch.compile(model, fullgraph=True, dynamic=dynamic)
+    for batch in (8, 13):  # a second shape: recompiles when static, reuses the graph when dynamic
+        x = torch.randn(batch, 16, device=device)
+        expected_out, expected_grads = _forward_backward(model, x)
+        out, grads = _forward_backward(compiled, x)
+        torch.testing.assert_close(out, expected_out)
+        for g, e in zip(grads, expected_grads):
+            torch.testing.assert_close(g, e)
+
+
+def test_compiled_graph_calls_the_custom_ops(device):
+    torch._dynamo.reset()
+    seen = []
+
+    def backend(gm, example_inputs):
+        from functorch.compile import make_boxed_func
+        from torch._functorch.aot_autograd import aot_module_simplified
+
+        def record(graph, _):
+            seen.extend(str(n.target) for n in graph.graph.nodes if n.op == "call_function")
+            return make_boxed_func(graph.forward)
+
+        return aot_module_simplified(gm, example_inputs, fw_compiler=record, bw_compiler=record)
+
+    x = torch.randn(10, device=device, requires_grad=True)
+    torch.compile(lambda t: torch_uaccel.elu(t, 0.5), backend=backend, fullgraph=True)(x).sum().backward()
+    assert "uaccel.elu.default" in seen and "uaccel.elu_backward.default" in seen
+
+
+def test_export_keeps_one_elu_node(device):
+    model = SmallMLP(torch_uaccel.ELU(0.3)).to(device)
+    x = torch.randn(8, 16, device=device)
+    batch = torch.export.Dim("batch", min=2)
+    exported = torch.export.export(model, (x,), dynamic_shapes={"x": {0: batch}})
+    elu_nodes = [n for n in exported.graph.nodes if n.target is torch.ops.uaccel.elu.default]
+    assert len(elu_nodes) == 1
+    for rows in (8, 5):
+        y = torch.randn(rows, 16, device=device)
+        torch.testing.assert_close(exported.module()(y), model(y))
