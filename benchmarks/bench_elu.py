@@ -1,0 +1,183 @@
+"""ELU benchmark: uaccel against ATen (F.elu / aten.elu_backward) and torch.compile, in one process.
+
+Medians of torch.utils.benchmark's blocked_autorange. Writes JSON rows, a PNG plot (GB/s and
+ratio against ATen by size) and, with --update-readme, the README's benchmark table.
+
+    python benchmarks/bench_elu.py                    # CPU, sizes 2^10..2^24, 1 and 2 threads
+    python benchmarks/bench_elu.py --device cuda      # GPU, sizes 2^16..2^30
+"""
+import argparse
+import json
+import pathlib
+import platform
+import sys
+
+import torch
+import torch.nn.functional as F
+from torch.utils import benchmark
+
+import torch_uaccel
+from torch_uaccel.benchmark import median_seconds
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+README_START, README_END = "<!-- bench:elu:start -->", "<!-- bench:elu:end -->"
+ALPHA = 1.0
+
+
+def autograd_step(fn):
+    def step(x, g):
+        (dx,) = torch.autograd.grad(fn(x, ALPHA), x, g)
+        return dx
+
+    return step
+
+
+def cases():
+    """name -> (uaccel fn, ATen fn, argument builder, bytes moved per element / element size)."""
+    compiled_forward = torch.compile(F.elu, fullgraph=True)
+
+    def forward_args(x):
+        return (x, ALPHA)
+
+    def backward_args(x):
+        return torch.randn_like(x), F.elu(x, ALPHA), x
+
+    return {
+        "forward": dict(
+            uaccel=torch.ops.uaccel.elu, aten=F.elu, compiled=compiled_forward, args=forward_args, traffic=2),
+        # Each library's backward as its autograd runs it: uaccel from the saved output (no exp),
+        # ATen from the saved input.
+        "backward": dict(
+            uaccel=lambda g, y, x: torch.ops.uaccel.elu_backward(g, y, ALPHA, True),
+            aten=lambda g, y, x: torch.ops.aten.elu_backward(g, ALPHA, 1, 1, False, x),
+            compiled=None, args=backward_args, traffic=3),
+        "forward+backward": dict(
+            uaccel=autograd_step(torch.ops.uaccel.elu), aten=autograd_step(F.elu),
+            compiled=autograd_step(torch.compile(F.elu, fullgraph=True)),
+            args=lambda x: (x.detach().requires_grad_(), torch.randn_like(x)), traffic=5),
+    }
+
+
+def run(device, dtypes, sizes, thread_counts, min_run_time):
+    torch._dynamo.config.cache_size_limit = 256
+    rows, measurements = [], []
+    for threads in thread_counts:
+        torch.set_num_threads(threads)
+        for name, case in cases().items():
+            for dtype in dtypes:
+                for numel in sizes:
+                    x = torch.randn(numel, device=device, dtype=dtype)
+                    args = case["args"](x)
+                    label = f"ELU {name} ({device}, {threads} thread{'s' * (threads > 1)})"
+                    sub = f"{str(dtype).removeprefix('torch.')} 2^{numel.bit_length() - 1}"
+                    row = dict(op=name, device=device, dtype=str(dtype).removeprefix("torch."), numel=numel, threads=threads)
+                    for impl in ("uaccel", "aten", "compiled"):
+                        if case[impl] is None:
+                            continue
+                        seconds, m = median_seconds(case[impl], *args, min_run_time=min_run_time,
+                                                    label=label, sub_label=sub, description=impl)
+                        measurements.append(m)
+                        row[f"{impl}_us"] = seconds * 1e6
+                    row["vs_aten"] = row["aten_us"] / row["uaccel_us"]
+                    if "compiled_us" in row:
+                        row["vs_compile"] = row["compiled_us"] / row["uaccel_us"]
+                    row["uaccel_GBps"] = case["traffic"] * numel * x.element_size() / row["uaccel_us"] / 1e3
+                    rows.append(row)
+        if device != "cpu":
+            break  # thread count only matters on the CPU
+    benchmark.Compare(measurements).print()
+    return rows
+
+
+def per_call_overhead(min_run_time):
+    x = torch.randn(1)
+    ours, _ = median_seconds(torch.ops.uaccel.elu, x, ALPHA, min_run_time=min_run_time)
+    aten, _ = median_seconds(F.elu, x, ALPHA, min_run_time=min_run_time)
+    return {"uaccel_us": ours * 1e6, "aten_us": aten * 1e6, "extra_us": (ours - aten) * 1e6}
+
+
+def markdown_table(rows, machine):
+    lines = [f"Measured on {machine}. Ratio > 1: uaccel faster (median time of the other / median time of uaccel).", "",
+             "| op | dtype | threads | elements | uaccel µs | ATen µs | vs ATen | vs torch.compile | uaccel GB/s |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        vs_compile = f"{r['vs_compile']:.2f}x" if "vs_compile" in r else "—"
+        lines.append(f"| {r['op']} | {r['dtype']} | {r['threads']} | 2^{r['numel'].bit_length() - 1} | {r['uaccel_us']:.1f} | "
+                     f"{r['aten_us']:.1f} | {r['vs_aten']:.2f}x | {vs_compile} | {r['uaccel_GBps']:.1f} |")
+    return "\n".join(lines)
+
+
+def plot(rows, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (bandwidth, ratio) = plt.subplots(1, 2, figsize=(13, 4.5))
+    series = sorted({(r["op"], r["dtype"], r["threads"]) for r in rows})
+    for op, dtype, threads in series:
+        pts = [r for r in rows if (r["op"], r["dtype"], r["threads"]) == (op, dtype, threads)]
+        sizes = [r["numel"] for r in pts]
+        tag = f"{op} {dtype} {threads}t"
+        bandwidth.plot(sizes, [r["uaccel_GBps"] for r in pts], marker="o", label=tag)
+        ratio.plot(sizes, [r["vs_aten"] for r in pts], marker="o", label=tag)
+    for ax, title in ((bandwidth, "uaccel GB/s"), (ratio, "speed vs ATen (>1: uaccel faster)")):
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("elements")
+        ax.set_title(title)
+        ax.grid(True, alpha=0.3)
+    ratio.axhline(1.0, color="black", lw=0.8)
+    ratio.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def machine_name(device):
+    if device == "cuda":
+        return f"{torch.cuda.get_device_name()}, torch {torch.__version__}"
+    cpu = platform.processor() or platform.machine()
+    try:
+        cpu = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return f"{cpu} ({torch.get_num_threads()} cores), torch {torch.__version__}, ATen CPU capability {torch.backends.cpu.get_cpu_capability()}"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--max-log2", type=int, default=None, help="largest size, log2 (default 24 CPU, 30 GPU)")
+    parser.add_argument("--min-run-time", type=float, default=0.2)
+    parser.add_argument("--out", type=pathlib.Path, default=None, help="JSON path (default benchmarks/results/elu_<device>.json)")
+    parser.add_argument("--update-readme", action="store_true")
+    args = parser.parse_args(argv)
+
+    machine = machine_name(args.device)
+    max_log2 = args.max_log2 or (24 if args.device == "cpu" else 30)
+    sizes = [2**k for k in range(10 if args.device == "cpu" else 16, max_log2 + 1, 2)]
+    threads = [1, 2] if args.device == "cpu" else [torch.get_num_threads()]
+    rows = run(args.device, (torch.float32, torch.bfloat16), sizes, threads, args.min_run_time)
+    result = {"machine": machine, "torch": torch.__version__, "uaccel": torch_uaccel.__version__,
+              "build": torch_uaccel.build_info(), "rows": rows}
+    if args.device == "cpu":
+        torch.set_num_threads(max(threads))
+        result["per_call_overhead"] = per_call_overhead(args.min_run_time)
+        print("per-call overhead, 1 element:", result["per_call_overhead"])
+
+    out = args.out or ROOT / "benchmarks" / "results" / f"elu_{args.device}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=1))
+    plot(rows, out.with_suffix(".png"))
+    table = markdown_table(rows, machine)
+    print(table)
+    if args.update_readme:
+        readme = ROOT / "README.md"
+        text = readme.read_text()
+        head, rest = text.split(README_START, 1)
+        _, tail = rest.split(README_END, 1)
+        readme.write_text(f"{head}{README_START}\n{table}\n{README_END}{tail}")
+    print(f"wrote {out} and {out.with_suffix('.png')}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The one script a lent GPU machine runs: builds the extension there, runs `python -m torch_uaccel`,
+# the whole test suite (CUDA tests included) and the GPU benchmarks, and writes everything under
+# $OUT (gpu_check.log, pytest.xml, bench_elu_cuda.json). Each step runs even if an earlier one
+# failed; the summary at the end gives every step's exit status.
+#   device run:  bash benchmarks/gpu_check.sh        (timeout_s ~420 leaves room for a rerun)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/benchmarks/results/gpu}
+mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1
+export TORCH_CUDA_ARCH_LIST=${TORCH_CUDA_ARCH_LIST:-9.0}
+export MAX_JOBS=${MAX_JOBS:-16}
+PY=${PYTHON:-python3}
+summary=()
+
+step() {
+  local name=$1
+  shift
+  echo "===== $name: $*"
+  local start=$SECONDS
+  "$@"
+  local rc=$?
+  summary+=("$name: exit $rc in $((SECONDS - start)) s")
+}
+
+{
+  step gpu nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv
+  step build "$PY" -m pip install -q --no-build-isolation --no-deps -e .
+  step main "$PY" -m torch_uaccel
+  step tests "$PY" -m pytest -q -p no:cacheprovider --junitxml="$OUT/pytest.xml"
+  step bench "$PY" benchmarks/bench_elu.py --device cuda --out "$OUT/bench_elu_cuda.json"
+  echo "===== summary"
+  printf '%s\n' "${summary[@]}"
+} 2>&1 | tee "$OUT/gpu_check.log"
