@@ -29,11 +29,22 @@ std::string build_info() {
 } // namespace
 
 TORCH_LIBRARY(uaccel, m) {
-  // Fake (meta) kernels for these ops are registered from Python, in this module.
-  m.set_python_module("torch_uaccel.ops");
+  // Fake (meta) kernels are registered from Python, all in this module.
+  m.set_python_module("torch_uaccel._fake");
   m.def("elu(Tensor self, float alpha=0.1) -> Tensor");
   m.def("elu_backward(Tensor grad_output, Tensor saved, float alpha, bool is_result) -> Tensor");
   m.def("build_info() -> str", &build_info);
+
+  // Memory (csrc/memory): aligned tensors, the CPU allocator hook, statistics, leak tracking.
+  m.def("aligned_empty(SymInt[] size, *, int alignment=64, ScalarType? dtype=None, Device? device=None) -> Tensor");
+  m.def("cpu_allocator_install(int alignment=64) -> ()");
+  m.def("cpu_allocator_uninstall() -> ()");
+  m.def("cpu_allocator_set_cache_limit(int bytes) -> ()");
+  m.def("memory_stats(Device device) -> int[]");  // allocated, peak, allocations, frees, cached, alignment
+  m.def("memory_reset_peak_stats(Device device) -> ()");
+  m.def("memory_empty_cache(Device device) -> ()");
+  m.def("memory_track_begin() -> int");
+  m.def("memory_track_end(int token) -> (int[], str[], str[])");  // sizes, devices, where
 }
 
 // `import torch_uaccel._C` only needs to load this library so the registrations above run;

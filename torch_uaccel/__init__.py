@@ -16,6 +16,7 @@ except ImportError as error:  # typically undefined symbols: built against anoth
         "`pip install --no-build-isolation -e .`"
     ) from error
 
+from . import _fake, memory  # noqa: E402,F401  (_fake registers the fake kernels)
 from .ops import ELU, ELUFunction, build_info, elu  # noqa: E402
 
-__all__ = ["ELU", "ELUFunction", "build_info", "elu", "__version__"]
+__all__ = ["ELU", "ELUFunction", "build_info", "elu", "memory", "__version__"]

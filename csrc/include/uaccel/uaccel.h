@@ -1,3 +1,4 @@
 #pragma once
 // Entry header of the torch_uaccel C++ API.
 #include <uaccel/elu.h>
+#include <uaccel/memory.h>
