@@ -9,7 +9,6 @@ ratio against ATen by size) and, with --update-readme, the README's benchmark ta
 import argparse
 import json
 import pathlib
-import platform
 import sys
 
 import torch
@@ -19,8 +18,7 @@ from torch.utils import benchmark
 import torch_uaccel
 from torch_uaccel.benchmark import median_seconds
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-README_START, README_END = "<!-- bench:elu:start -->", "<!-- bench:elu:end -->"
+from report import ROOT, machine_name, update_readme
 ALPHA = 1.0
 
 
@@ -132,17 +130,6 @@ def plot(rows, path):
     fig.savefig(path, dpi=110)
 
 
-def machine_name(device):
-    if device == "cuda":
-        return f"{torch.cuda.get_device_name()}, torch {torch.__version__}"
-    cpu = platform.processor() or platform.machine()
-    try:
-        cpu = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    return f"{cpu} ({torch.get_num_threads()} cores), torch {torch.__version__}, ATen CPU capability {torch.backends.cpu.get_cpu_capability()}"
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--device", default="cpu")
@@ -171,11 +158,7 @@ def main(argv=None):
     table = markdown_table(rows, machine)
     print(table)
     if args.update_readme:
-        readme = ROOT / "README.md"
-        text = readme.read_text()
-        head, rest = text.split(README_START, 1)
-        _, tail = rest.split(README_END, 1)
-        readme.write_text(f"{head}{README_START}\n{table}\n{README_END}{tail}")
+        update_readme("elu", table)
     print(f"wrote {out} and {out.with_suffix('.png')}")
 
 
