@@ -45,6 +45,13 @@ TORCH_LIBRARY(uaccel, m) {
   m.def("memory_empty_cache(Device device) -> ()");
   m.def("memory_track_begin() -> int");
   m.def("memory_track_end(int token) -> (int[], str[], str[])");  // sizes, devices, where
+
+  // Copies (csrc/copy): enqueued on the current stream when CUDA is involved.
+  m.def("async_copy_(Tensor(a!) dst, Tensor src) -> ()");
+
+  // Host memory (csrc/host): pinned zero-copy registration, returning (id, CUDA view or None).
+  m.def("host_register(Tensor host) -> (int, Tensor?)");
+  m.def("host_unregister(int id) -> ()");
 }
 
 // `import torch_uaccel._C` only needs to load this library so the registrations above run;

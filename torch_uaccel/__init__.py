@@ -17,6 +17,8 @@ except ImportError as error:  # typically undefined symbols: built against anoth
     ) from error
 
 from . import _fake, memory  # noqa: E402,F401  (_fake registers the fake kernels)
+from .copy import async_copy  # noqa: E402
+from .host import HostRegistration, register_host  # noqa: E402
 from .ops import ELU, ELUFunction, build_info, elu  # noqa: E402
 
-__all__ = ["ELU", "ELUFunction", "build_info", "elu", "memory", "__version__"]
+__all__ = ["ELU", "ELUFunction", "HostRegistration", "async_copy", "build_info", "elu", "memory", "register_host", "__version__"]

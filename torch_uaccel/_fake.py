@@ -70,3 +70,13 @@ def _aligned_empty_fake(size, *, alignment=64, dtype=None, device=None):
     for dim in size:
         torch._check(dim >= 0, lambda: f"uaccel.aligned_empty: expected sizes >= 0, but got {list(size)}")
     return torch.empty(size, dtype=dtype, device=device or "cpu")
+
+
+@torch.library.register_fake("uaccel::async_copy_")
+def _async_copy_fake(dst: torch.Tensor, src: torch.Tensor) -> None:
+    # Overlap between dst and src needs real addresses; only the real kernels can check it.
+    op = "uaccel.async_copy_"
+    torch._check(dst.dtype == src.dtype,
+                 lambda: f"{op}: expected dst and src to have the same dtype, but got {dst.dtype} and {src.dtype}")
+    torch._check(dst.shape == src.shape,
+                 lambda: f"{op}: expected dst and src to have the same shape, but got {list(dst.shape)} and {list(src.shape)}")

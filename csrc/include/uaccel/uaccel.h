@@ -1,4 +1,5 @@
 #pragma once
 // Entry header of the torch_uaccel C++ API.
 #include <uaccel/elu.h>
+#include <uaccel/host.h>
 #include <uaccel/memory.h>
