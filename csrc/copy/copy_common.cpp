@@ -3,6 +3,24 @@
 #include <ATen/MemoryOverlap.h>
 
 namespace uaccel::copy {
+namespace {
+
+std::pair<uintptr_t, uintptr_t> byte_range(const at::Tensor& t) {
+  int64_t last = 0;
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    last += (t.size(d) - 1) * t.stride(d);
+  }
+  const auto start = reinterpret_cast<uintptr_t>(t.data_ptr());
+  return {start, start + (last + 1) * t.element_size()};
+}
+
+bool byte_ranges_meet(const at::Tensor& a, const at::Tensor& b) {
+  const auto [a_start, a_end] = byte_range(a);
+  const auto [b_start, b_end] = byte_range(b);
+  return a_start < b_end && b_start < a_end;
+}
+
+} // namespace
 
 void check_copy_args(const at::Tensor& dst, const at::Tensor& src) {
   TORCH_CHECK(dst.scalar_type() == src.scalar_type(), kOp, ": expected dst and src to have the same dtype, but got ",
@@ -12,8 +30,13 @@ void check_copy_args(const at::Tensor& dst, const at::Tensor& src) {
   TORCH_CHECK(at::has_internal_overlap(dst) != at::MemOverlap::Yes, kOp,
               ": expected dst whose elements do not share memory, but got strides ", dst.strides(), " for shape ",
               dst.sizes(), " (an expanded tensor?)");
-  TORCH_CHECK(at::get_overlap_status(dst, src) == at::MemOverlapStatus::No, kOp,
+  const auto overlap = at::get_overlap_status(dst, src);
+  TORCH_CHECK(overlap != at::MemOverlapStatus::Full && overlap != at::MemOverlapStatus::Partial, kOp,
               ": expected dst and src in separate memory, but they overlap");
+  // ATen answers TooHard for non-dense tensors; then only byte ranges that cannot meet pass.
+  TORCH_CHECK(overlap != at::MemOverlapStatus::TooHard || !dst.storage().is_alias_of(src.storage()) ||
+                  !byte_ranges_meet(dst, src),
+              kOp, ": expected dst and src in separate memory, but their byte ranges in one storage may overlap");
 }
 
 bool same_dense_layout(const at::Tensor& a, const at::Tensor& b) {
