@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The one script a lent GPU machine runs: builds the extension there, runs `python -m torch_uaccel`,
 # the whole test suite (CUDA tests included) and the GPU benchmarks, and writes everything under
-# $OUT (gpu_check.log, pytest.xml, bench_elu_cuda.json). Each step runs even if an earlier one
+# $OUT (gpu_check.log, pytest.xml, bench_elu_cuda.json, bench_copy_cuda.json). Each step runs even if an earlier one
 # failed; the summary at the end gives every step's exit status.
 #   device run:  bash benchmarks/gpu_check.sh        (timeout_s ~420 leaves room for a rerun)
 set -uo pipefail
@@ -29,7 +29,8 @@ step() {
   step build "$PY" -m pip install -q --no-build-isolation --no-deps -e .
   step main "$PY" -m torch_uaccel
   step tests "$PY" -m pytest -q -p no:cacheprovider --junitxml="$OUT/pytest.xml"
-  step bench "$PY" benchmarks/bench_elu.py --device cuda --out "$OUT/bench_elu_cuda.json"
+  step bench_elu "$PY" benchmarks/bench_elu.py --device cuda --out "$OUT/bench_elu_cuda.json"
+  step bench_copy "$PY" benchmarks/bench_copy.py --device cuda --out "$OUT/bench_copy_cuda.json"
   echo "===== summary"
   printf '%s\n' "${summary[@]}"
 } 2>&1 | tee "$OUT/gpu_check.log"

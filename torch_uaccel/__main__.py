@@ -8,6 +8,7 @@ import torch
 import torch.nn.functional as F
 
 import torch_uaccel
+from torch_uaccel import memory
 from torch_uaccel.benchmark import elu_forward_row
 
 DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
@@ -29,7 +30,7 @@ def print_build() -> None:
 
 def check_ops() -> bool:
     """ELU forward and backward against F.elu evaluated in float64, on every device and dtype."""
-    print("\nChecks against torch.nn.functional.elu (float64 reference):")
+    print("\nChecks against references (F.elu in float64, Tensor.copy_):")
     all_ok = True
     for device in devices():
         for dtype in DTYPES:
@@ -50,7 +51,32 @@ def check_ops() -> bool:
             ok = all(results)
             all_ok &= ok
             print(f"  {device:5s} {str(dtype).removeprefix('torch.'):9s} elu + elu_backward, alpha in (1, 0.1, -0.5): {'ok' if ok else 'MISMATCH'}")
+    for name, ok in check_plumbing():
+        all_ok &= ok
+        print(f"  {name}: {'ok' if ok else 'MISMATCH'}")
     return all_ok
+
+
+def check_plumbing():
+    """async_copy against copy_, aligned allocation, the allocator hook, host registration."""
+    for device in devices():
+        src = torch.randn(513, 257, device=device)
+        for dst in (torch.empty(513, 257), torch.empty(257, 513).t()):
+            torch_uaccel.async_copy(dst, src)
+            if device == "cuda":
+                torch.cuda.synchronize()
+            yield f"{device:5s} async_copy to cpu {'contiguous' if dst.is_contiguous() else 'transposed'} vs copy_", torch.equal(dst, src.cpu())
+        aligned = all(memory.aligned_empty(1000, alignment=1 << k, device=device).data_ptr() % (1 << k) == 0 for k in range(22))
+        yield f"{device:5s} aligned_empty, alignments 1 B .. 2 MiB", aligned
+    before = memory.stats()["allocations"]
+    with memory.cpu_allocator(alignment=4096):
+        x = torch.randn(1000, 100) @ torch.randn(100, 10)
+    yield "cpu   allocator hook: 4 KiB aligned and counted", x.data_ptr() % 4096 == 0 and memory.stats()["allocations"] > before
+    buffer = bytearray(10_000)
+    with torch_uaccel.register_host(buffer) as reg:
+        reg.host[7] = 9
+        same = buffer[7] == 9 and (reg.device is None) == (not torch.cuda.is_available())
+    yield "cpu   register_host: zero-copy views", same
 
 
 def print_benchmark(quick: bool) -> None:
