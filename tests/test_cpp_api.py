@@ -25,6 +25,19 @@ std::vector<at::Tensor> elu_derivatives(const at::Tensor& x, double alpha) {
   auto d2y = torch::autograd::grad({dy.sum()}, {leaf})[0];
   return {y.detach(), dy.detach(), d2y};
 }
+
+// The plumbing from C++: an aligned buffer filled by async_copy_, allocations counted, and a
+// host registration of it.
+std::vector<int64_t> plumbing(const at::Tensor& src, int64_t alignment) {
+  const auto before = uaccel::memory::stats();
+  auto buffer = uaccel::memory::aligned_empty(src.sizes(), alignment, src.scalar_type());
+  uaccel::async_copy_(buffer, src);
+  const auto after = uaccel::memory::stats();
+  auto registration = uaccel::host::register_host(buffer);
+  uaccel::host::unregister_host(registration.id);
+  return {static_cast<int64_t>(reinterpret_cast<uintptr_t>(buffer.data_ptr()) % alignment),
+          after.allocations - before.allocations, buffer.equal(src) ? 1 : 0};
+}
 """
 
 
@@ -34,7 +47,7 @@ def cpp_program(tmp_path_factory):
     return load_inline(
         name="uaccel_cpp_api_test",
         cpp_sources=SOURCE,
-        functions=["elu_derivatives"],
+        functions=["elu_derivatives", "plumbing"],
         extra_include_paths=[str(INCLUDE_DIR)],
         extra_ldflags=[f"-L{library.parent}", f"-l:{library.name}", f"-Wl,-rpath,{library.parent}"],
         build_directory=str(tmp_path_factory.mktemp("cpp_api")),
@@ -55,3 +68,8 @@ def test_cpp_caller_gets_first_and_second_derivatives(cpp_program, device, alpha
     torch.testing.assert_close(y, ref_y.detach())
     torch.testing.assert_close(dy, ref_dy.detach())
     torch.testing.assert_close(d2y, ref_d2y)
+
+
+def test_cpp_caller_reaches_memory_copy_and_host_registration(cpp_program):
+    misalignment, allocations, equal = cpp_program.plumbing(torch.randn(33, 17), 4096)
+    assert (misalignment, allocations, equal) == (0, 1, 1)
