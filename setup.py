@@ -8,6 +8,7 @@ Environment:
 """
 import glob
 import os
+import platform
 import shutil
 
 import torch
@@ -31,6 +32,12 @@ from torch.utils.cpp_extension import CUDA_HOME, BuildExtension, CppExtension, C
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_CUDA_ARCHS = "8.0;9.0+PTX"
+# CPU kernels in *_isa.cpp are compiled once per instruction set, with ATen's flags for each, and
+# chosen at run time (csrc/elu/elu_cpu.cpp); everything else is compiled once.
+CPU_ISA_FLAGS = {"DEFAULT": []}
+if platform.machine() in ("x86_64", "AMD64"):
+    CPU_ISA_FLAGS["AVX2"] = ["-mavx2", "-mfma", "-mf16c"]
+    CPU_ISA_FLAGS["AVX512"] = ["-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512dq", "-mfma"]
 
 
 def cuda_build_wanted() -> bool:
@@ -40,13 +47,30 @@ def cuda_build_wanted() -> bool:
 
 
 def sources(pattern: str) -> list[str]:
-    return sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "csrc", "**", pattern), recursive=True))
+    found = glob.glob(os.path.join(ROOT, "csrc", "**", pattern), recursive=True)
+    return sorted(os.path.relpath(p, ROOT) for p in found if pattern.endswith("_isa.cpp") or not p.endswith("_isa.cpp"))
+
+
+class BuildExtensionPerISA(BuildExtension):
+    """Compiles the *_isa.cpp sources once per entry of CPU_ISA_FLAGS and links them in."""
+
+    def build_extension(self, ext):
+        for isa, flags in CPU_ISA_FLAGS.items():
+            ext.extra_objects += self.compiler.compile(
+                sources("*_isa.cpp"),
+                output_dir=os.path.join(self.build_temp, "isa", isa),
+                macros=ext.define_macros + [("CPU_CAPABILITY", isa), (f"CPU_CAPABILITY_{isa}", None)],
+                include_dirs=ext.include_dirs,
+                extra_postargs={"cxx": ext.extra_compile_args["cxx"] + flags, "nvcc": []},
+            )
+        super().build_extension(ext)
 
 
 def extension():
     with_cuda = cuda_build_wanted()
     cxx_flags = ["-O3", "-fvisibility=hidden"]  # the C++ standard is the one torch asks for
     define_macros = [("TORCH_EXTENSION_NAME", "_C"), ("UACCEL_TORCH_VERSION", f'"{torch.__version__}"')]
+    define_macros += [(f"UACCEL_HAVE_{isa}", None) for isa in CPU_ISA_FLAGS if isa != "DEFAULT"]
     if with_cuda:
         os.environ.setdefault("TORCH_CUDA_ARCH_LIST", DEFAULT_CUDA_ARCHS)
         archs = os.environ["TORCH_CUDA_ARCH_LIST"]
@@ -69,5 +93,5 @@ def extension():
 
 setup(
     ext_modules=[extension()],
-    cmdclass={"build_ext": BuildExtension.with_options(use_ninja=True)},
+    cmdclass={"build_ext": BuildExtensionPerISA.with_options(use_ninja=True)},
 )

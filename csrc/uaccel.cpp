@@ -6,18 +6,14 @@
 
 #include <uaccel/export.h>
 
+#include "elu/elu_cpu_kernels.h"
+
 namespace {
 
 // Build facts for `python -m torch_uaccel` and bug reports, as "key=value" lines.
 std::string build_info() {
   std::string info = "torch_build=" UACCEL_TORCH_VERSION "\n";
-#if defined(CPU_CAPABILITY_AVX512)
-  info += "cpu_kernels=AVX512\n";
-#elif defined(CPU_CAPABILITY_AVX2)
-  info += "cpu_kernels=AVX2\n";
-#else
-  info += "cpu_kernels=DEFAULT (at::vec generic, compiler auto-vectorized)\n";
-#endif
+  info += std::string("cpu_kernels=") + uaccel::elu_ops::cpu_kernels().capability + "\n";
 #ifdef UACCEL_WITH_CUDA
   info += "cuda=1\ncuda_archs=" UACCEL_CUDA_ARCHS "\n";
 #else

@@ -4,6 +4,10 @@
 //
 // An op is a functor with `T operator()(T...)` and `Vectorized<T> vec(Vectorized<T>...)`, where
 // T = at::opmath_type<scalar_t> (float for float16/bfloat16): the math is written once per op.
+//
+// Include it only from translation units compiled once per instruction set (*_isa.cpp, see
+// setup.py): everything here lives in the inline namespace CPU_CAPABILITY, as ATen's vec code
+// does, so the AVX2 and AVX-512 copies never merge at link time.
 #include <ATen/OpMathType.h>
 #include <ATen/Parallel.h>
 #include <ATen/TensorIterator.h>
@@ -14,6 +18,7 @@
 #include <utility>
 
 namespace uaccel::cpu {
+inline namespace CPU_CAPABILITY {
 namespace detail {
 
 // Contiguous raw-pointer core in the math type: out[i] = op(in_0[i], ..., in_N-1[i]).
@@ -98,4 +103,5 @@ void elementwise(at::TensorIteratorBase& iter, const Op& op) {
       at::internal::GRAIN_SIZE);
 }
 
+} // namespace CPU_CAPABILITY
 } // namespace uaccel::cpu

@@ -1,67 +1,43 @@
-// CPU kernels of uaccel::elu and uaccel::elu_backward.
-#include <ATen/Dispatch.h>
+// The CPU registration of uaccel::elu and uaccel::elu_backward: checks, output allocation, and
+// the kernel set for this CPU (elu_cpu_isa.cpp, compiled once per instruction set).
+#include <ATen/Version.h>
 #include <torch/library.h>
 
-#include "common/cpu_loops.h"
 #include "elu/elu_common.h"
-#include "elu/elu_math.h"
+#include "elu/elu_cpu_kernels.h"
 
 namespace uaccel::elu_ops {
+
+const CpuKernels& cpu_kernels() {
+  // at::get_cpu_capability() is what ATen dispatches on: the CPU's best, capped by ATEN_CPU_CAPABILITY.
+  static const CpuKernels& chosen = [&]() -> const CpuKernels& {
+    const std::string capability = at::get_cpu_capability();
+#ifdef UACCEL_HAVE_AVX512
+    if (capability == "AVX512") {
+      return AVX512::kernels;
+    }
+#endif
+#ifdef UACCEL_HAVE_AVX2
+    if (capability == "AVX512" || capability == "AVX2") {
+      return AVX2::kernels;
+    }
+#endif
+    return DEFAULT::kernels;
+  }();
+  return chosen;
+}
+
 namespace {
-
-using at::vec::Vectorized;
-
-// Vector forms of the scalar ops in elu_math.h. Each skips the transcendental when no lane is
-// on the negative side, which is most vectors of a typical activation tensor.
-template <typename T>
-struct ForwardVecOp : ForwardOp<T> {
-  Vectorized<T> vec(Vectorized<T> x) const {
-    const auto positive = x > Vectorized<T>(T(0));
-    if (positive.zero_mask() == 0) {
-      return x;
-    }
-    return Vectorized<T>::blendv(Vectorized<T>(this->alpha) * x.expm1(), x, positive);
-  }
-};
-
-template <typename T>
-struct BackwardFromInputVecOp : BackwardFromInputOp<T> {
-  Vectorized<T> vec(Vectorized<T> g, Vectorized<T> x) const {
-    const auto negative = x <= Vectorized<T>(T(0));
-    if (negative.zero_mask() == (1 << Vectorized<T>::size()) - 1) {
-      return g;
-    }
-    return Vectorized<T>::blendv(g, g * Vectorized<T>(this->alpha) * x.exp(), negative);
-  }
-};
-
-template <typename T>
-struct BackwardFromResultVecOp : BackwardFromResultOp<T> {
-  Vectorized<T> vec(Vectorized<T> g, Vectorized<T> y) const {
-    const auto negative = y <= Vectorized<T>(T(0));
-    return Vectorized<T>::blendv(g, g * (y + Vectorized<T>(this->alpha)), negative);
-  }
-};
 
 at::Tensor elu_cpu(const at::Tensor& self, double alpha) {
   auto iter = forward_iter(self);
-  AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, iter.dtype(), "uaccel.elu", [&] {
-    using T = at::opmath_type<scalar_t>;
-    cpu::elementwise<scalar_t, 1>(iter, ForwardVecOp<T>{{static_cast<T>(alpha)}});
-  });
+  cpu_kernels().forward(iter, alpha);
   return iter.output();
 }
 
 at::Tensor elu_backward_cpu(const at::Tensor& grad_output, const at::Tensor& saved, double alpha, bool is_result) {
   auto iter = backward_iter(grad_output, saved, alpha, is_result);
-  AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, iter.dtype(), "uaccel.elu_backward", [&] {
-    using T = at::opmath_type<scalar_t>;
-    if (is_result) {
-      cpu::elementwise<scalar_t, 2>(iter, BackwardFromResultVecOp<T>{{static_cast<T>(alpha)}});
-    } else {
-      cpu::elementwise<scalar_t, 2>(iter, BackwardFromInputVecOp<T>{{static_cast<T>(alpha)}});
-    }
-  });
+  cpu_kernels().backward(iter, alpha, is_result);
   return iter.output();
 }
 
