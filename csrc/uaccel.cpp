@@ -1,5 +1,4 @@
 // Every schema of the `uaccel` library lives here; capability folders only register kernels.
-#include <Python.h>
 #include <torch/library.h>
 
 #include <string>
@@ -48,11 +47,4 @@ TORCH_LIBRARY(uaccel, m) {
   // Host memory (csrc/host): pinned zero-copy registration, returning (id, CUDA view or None).
   m.def("host_register(Tensor host) -> (int, Tensor?)");
   m.def("host_unregister(int id) -> ()");
-}
-
-// `import torch_uaccel._C` only needs to load this library so the registrations above run;
-// the module itself is empty.
-extern "C" PyMODINIT_FUNC PyInit__C(void) {
-  static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_C", nullptr, -1, nullptr};
-  return PyModule_Create(&module);
 }

@@ -30,7 +30,7 @@ def test_forward_matches_aten(device, dtype, alpha):
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 def test_forward_keeps_relative_precision_near_zero(device, dtype):
     # exp(x) - 1 would lose every digit here (in float32 exp(-1e-7) - 1 == -1.19e-7).
-    x = -torch.logspace(-30, -1, 400, dtype=torch.float64)
+    x = -torch.logspace(-30, 1.5, 600, dtype=torch.float64)  # both sides of the series/exp switch at -0.5
     out = torch_uaccel.elu(x.to(device=device, dtype=dtype), 1.0).double().cpu()
     relative_error = ((out - torch.expm1(x)) / torch.expm1(x)).abs().max().item()
     assert relative_error < 4 * torch.finfo(dtype).eps
@@ -180,3 +180,25 @@ def test_module_is_a_drop_in_for_nn_elu(device):
     torch.testing.assert_close(ours(x), theirs(x))
     assert repr(ours[1]) == "ELU(alpha=0.7)"
     assert torch_uaccel.ELU().alpha == 0.1 and torch_uaccel.elu(torch.tensor(-1.0)).item() == pytest.approx(0.1 * -0.6321205588)
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+@pytest.mark.parametrize("layout", ["contiguous", "expanded"])
+def test_more_than_2_pow_31_elements_on_cuda(layout):
+    """64-bit indexing: the last elements of a 2^31 + 37 element tensor are computed too."""
+    n = 2**31 + 37
+    if layout == "contiguous":
+        x = torch.full((n,), -1.0, dtype=torch.float16, device="cuda")
+        x[-5:] = 2.0
+        expected_tail = torch.tensor([2.0] * 5, dtype=torch.float16)
+    else:  # stride 0: the strided kernel
+        x = torch.full((1,), -1.0, dtype=torch.float16, device="cuda").expand(n)
+        expected_tail = reference_elu(torch.tensor([-1.0] * 5, dtype=torch.float16), 1.0)
+    y = torch_uaccel.elu(x, 1.0)
+    torch.testing.assert_close(y[-5:].cpu(), expected_tail)
+    torch.testing.assert_close(y[:3].cpu(), reference_elu(torch.tensor([-1.0] * 3, dtype=torch.float16), 1.0))
+    del y
+    g = torch.ones(1, dtype=torch.float16, device="cuda").expand(n)
+    dx = torch.ops.uaccel.elu_backward(g, x, 1.0, False)
+    assert float(dx[-1]) == pytest.approx(float(reference_elu_backward(torch.ones(1, dtype=torch.float16), x[-1:].cpu(), 1.0, False)), rel=1e-3)

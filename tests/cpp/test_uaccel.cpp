@@ -1,0 +1,92 @@
+// The C++ API from a LibTorch program: ops through the dispatcher (with autograd), the allocator
+// hook, async copy and host registration, on the CPU.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <vector>
+
+#include <uaccel/uaccel.h>
+
+namespace {
+
+TEST(Elu, MatchesAtenForEveryAlphaAndDtype) {
+  for (const auto dtype : {at::kFloat, at::kDouble, at::kBFloat16}) {
+    for (const double alpha : {0.1, 1.0, 0.0, -0.5, 2.5}) {
+      const auto x = torch::randn({4099}).mul(3).to(dtype);
+      const auto expected = at::elu(x.to(at::kDouble), alpha).to(dtype);
+      EXPECT_TRUE(torch::allclose(uaccel::elu(x, alpha).to(at::kDouble), expected.to(at::kDouble), 1e-2, 1e-5))
+          << "dtype " << dtype << " alpha " << alpha;
+    }
+  }
+}
+
+TEST(Elu, GradientsThroughTorchAutograd) {
+  for (const double alpha : {1.0, 0.3, -0.5}) {
+    auto x = torch::randn({512}, torch::kDouble).requires_grad_(true);
+    auto ours = torch::autograd::grad({uaccel::elu(x, alpha).sum()}, {x}, {}, true, true)[0];
+    auto second = torch::autograd::grad({ours.sum()}, {x})[0];
+    auto y = x.detach().requires_grad_(true);
+    auto expected = torch::autograd::grad({at::elu(y, alpha).sum()}, {y}, {}, true, true)[0];
+    auto expected_second = torch::autograd::grad({expected.sum()}, {y})[0];
+    EXPECT_TRUE(torch::allclose(ours, expected));
+    EXPECT_TRUE(torch::allclose(second, expected_second));
+  }
+}
+
+TEST(Elu, BadInputNamesTheOp) {
+  try {
+    uaccel::elu(torch::ones({3}, torch::kInt));
+    FAIL() << "expected an error";
+  } catch (const c10::Error& error) {
+    EXPECT_NE(std::string(error.what()).find("uaccel.elu: expected self to be a floating-point tensor"), std::string::npos);
+  }
+}
+
+TEST(Memory, InstalledAllocatorAlignsAndCountsEveryCpuTensor) {
+  const auto before = uaccel::memory::stats();
+  uaccel::memory::install_cpu_allocator(4096);
+  std::vector<at::Tensor> tensors = {torch::empty({1000}), torch::randn({33, 7}), torch::ones({5}) * 2};
+  uaccel::memory::uninstall_cpu_allocator();
+  for (const auto& t : tensors) {
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(t.data_ptr()) % 4096, 0u);
+  }
+  const auto during = uaccel::memory::stats();
+  EXPECT_GE(during.allocations - before.allocations, 3);
+  tensors.clear();
+  EXPECT_EQ(uaccel::memory::stats().allocated_bytes, before.allocated_bytes);
+  EXPECT_THROW(uaccel::memory::uninstall_cpu_allocator(), c10::Error);  // nothing installed any more
+}
+
+TEST(Memory, AlignedEmptyAndLeakTracking) {
+  const int64_t token = uaccel::memory::track_begin();
+  auto kept = uaccel::memory::aligned_empty({100, 3}, 1 << 21, at::kFloat);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(kept.data_ptr()) % (1 << 21), 0u);
+  const auto leaks = uaccel::memory::track_end(token);
+  ASSERT_EQ(leaks.size(), 1u);
+  EXPECT_EQ(leaks[0].size, 1200);
+  EXPECT_EQ(leaks[0].device, "cpu");
+}
+
+TEST(Copy, AsyncCopyMatchesCopyAndRefusesMismatches) {
+  const auto src = torch::randn({64, 48});
+  auto dst = torch::empty({48, 64}).t();
+  uaccel::async_copy_(dst, src);
+  EXPECT_TRUE(torch::equal(dst, src));
+  auto untouched = torch::zeros({3});
+  EXPECT_THROW(uaccel::async_copy_(untouched, torch::ones({4})), c10::Error);
+  EXPECT_TRUE(torch::equal(untouched, torch::zeros({3})));
+}
+
+TEST(Host, RegistrationSharesBytesAndUnregisters) {
+  std::vector<float> buffer(10000, 1.0f);
+  const auto host = torch::from_blob(buffer.data(), {10000});
+  const auto registration = uaccel::host::register_host(host);
+  EXPECT_EQ(registration.device_view.has_value(), torch::cuda::is_available());
+  host[7] = 5.0f;
+  EXPECT_EQ(buffer[7], 5.0f);
+  uaccel::host::unregister_host(registration.id);
+  EXPECT_THROW(uaccel::host::unregister_host(registration.id), c10::Error);
+}
+
+} // namespace
