@@ -11,7 +11,7 @@ export TORCH_CUDA_ARCH_LIST ?= 8.0;9.0+PTX
 PY := $(VENV)/bin/python
 SOURCES := setup.py pyproject.toml $(shell find csrc -type f)
 
-.PHONY: run test bench build clean
+.PHONY: run test cpp-test sanitize bench build clean
 run: build
 	$(PY) -m torch_uaccel
 
@@ -20,6 +20,23 @@ test: build
 
 bench: build
 	$(PY) benchmarks/bench_elu.py
+	$(PY) benchmarks/bench_memory.py
+	$(PY) benchmarks/bench_copy.py
+
+# The LibTorch side: libuaccel with CMake, its GoogleTest suite and C++ example under CTest, then
+# `cmake --install` and a separate project that find_package()s it (needs Debian's libgtest-dev).
+CMAKE_ENV := PATH=$(abspath $(VENV))/bin:$$PATH
+TORCH_CMAKE_PREFIX = $(shell $(PY) -c 'import torch; print(torch.utils.cmake_prefix_path)' 2>/dev/null)
+CUDA_ROOT := $(firstword $(wildcard /usr/local/cuda))
+CMAKE_CUDA_ARGS := $(if $(CUDA_ROOT),-DCUDA_TOOLKIT_ROOT_DIR=$(CUDA_ROOT) -DCMAKE_CUDA_COMPILER=$(CUDA_ROOT)/bin/nvcc)
+cpp-test: $(VENV)/.deps
+	$(CMAKE_ENV) cmake -S . -B build/cmake -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$(TORCH_CMAKE_PREFIX)" $(CMAKE_CUDA_ARGS)
+	$(CMAKE_ENV) cmake --build build/cmake -j $(MAX_JOBS)
+	ctest --test-dir build/cmake --output-on-failure
+	cmake --install build/cmake --prefix build/prefix
+	$(CMAKE_ENV) cmake -S tests/cpp/downstream -B build/downstream -G Ninja -DCMAKE_PREFIX_PATH="$(abspath build/prefix);$(TORCH_CMAKE_PREFIX)" $(CMAKE_CUDA_ARGS)
+	$(CMAKE_ENV) cmake --build build/downstream
+	build/downstream/downstream
 
 build: $(VENV)/.built
 
@@ -34,6 +51,18 @@ $(VENV)/.deps:
 $(VENV)/.built: $(VENV)/.deps $(SOURCES)
 	MAX_JOBS=$(MAX_JOBS) $(VENV)/bin/pip install -q --no-build-isolation --no-deps -e .
 	touch $@
+
+# The CPU suite against an AddressSanitizer + UndefinedBehaviorSanitizer build of the extension
+# (CPU kernels; the sanitizer runtime preloaded into Python). It builds in place, so the next
+# `make test` rebuilds the normal extension. torch.compile and load_inline tests are left out:
+# they compile and load C++ of their own, which is slow and not ours.
+ASAN_LIB = $(shell gcc -print-file-name=libasan.so)
+sanitize: $(VENV)/.deps
+	rm -f $(VENV)/.built
+	UACCEL_SANITIZE=1 UACCEL_CPU_ONLY=1 MAX_JOBS=$(MAX_JOBS) $(VENV)/bin/pip install -q --no-build-isolation --no-deps -e .
+	LD_PRELOAD=$(ASAN_LIB) ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  $(PY) -m pytest -q -p no:cacheprovider -k "not compile and not cpp_api" tests
+	rm -f torch_uaccel/_C*.so
 
 clean:
 	rm -rf build *.egg-info torch_uaccel/_C*.so $(VENV)/.built

@@ -5,6 +5,7 @@ Environment:
   UACCEL_CPU_ONLY=1       force the CPU-only build
   TORCH_CUDA_ARCH_LIST    CUDA archs to compile (default "8.0;9.0+PTX": A100, H100/H200, PTX for newer)
   MAX_JOBS                parallel compile jobs (ninja)
+  UACCEL_SANITIZE=1       AddressSanitizer + UndefinedBehaviorSanitizer build (see `make sanitize`)
 """
 import glob
 import os
@@ -69,6 +70,11 @@ class BuildExtensionPerISA(BuildExtension):
 def extension():
     with_cuda = cuda_build_wanted()
     cxx_flags = ["-O3", "-fvisibility=hidden"]  # the C++ standard is the one torch asks for
+    link_flags = []
+    if os.environ.get("UACCEL_SANITIZE", "0") not in ("", "0"):
+        sanitizers = ["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined"]
+        cxx_flags = ["-O1", "-g", "-fno-omit-frame-pointer", "-fvisibility=hidden"] + sanitizers
+        link_flags = sanitizers
     define_macros = [("TORCH_EXTENSION_NAME", "_C"), ("UACCEL_TORCH_VERSION", f'"{torch.__version__}"')]
     define_macros += [(f"UACCEL_HAVE_{isa}", None) for isa in CPU_ISA_FLAGS if isa != "DEFAULT"]
     if with_cuda:
@@ -81,6 +87,7 @@ def extension():
             include_dirs=[os.path.join(ROOT, "csrc", "include"), os.path.join(ROOT, "csrc")],
             define_macros=define_macros,
             extra_compile_args={"cxx": cxx_flags, "nvcc": ["-O3", "-lineinfo"]},
+            extra_link_args=link_flags,
         )
     return CppExtension(
         "torch_uaccel._C",
@@ -88,6 +95,7 @@ def extension():
         include_dirs=[os.path.join(ROOT, "csrc", "include"), os.path.join(ROOT, "csrc")],
         define_macros=define_macros,
         extra_compile_args={"cxx": cxx_flags},
+        extra_link_args=link_flags,
     )
 
 

@@ -1,0 +1,104 @@
+"""Property-based tests (hypothesis) over every op: random shapes with zero-size dims, strides
+(permute, stepped slices, expand), dtypes, special values and alphas, against ATen, copy_ and NumPy.
+Bounded for CI; UACCEL_HYPOTHESIS_PROFILE=long runs many more examples."""
+import os
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import torch_uaccel
+
+settings.register_profile("ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("long", max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("UACCEL_HYPOTHESIS_PROFILE", "ci"))
+
+FLOATS = [torch.float16, torch.bfloat16, torch.float32, torch.float64]
+SPECIALS = [0.0, -0.0, float("inf"), float("-inf"), float("nan"), 1e-45, -1e-45, 1e-38, -1e-38, 3e38, -3e38, -0.5, 0.5]
+
+
+@st.composite
+def strided_tensors(draw, dtypes=FLOATS, allow_expand=True):
+    """A tensor of random shape (0-size dims allowed) seen through a random view: permuted, sliced
+    with steps, or expanded; values random with special values mixed in."""
+    dtype = draw(st.sampled_from(dtypes))
+    shape = draw(st.lists(st.integers(0, 6), min_size=0, max_size=4))
+    steps = [draw(st.integers(1, 3)) for _ in shape]
+    base_shape = [n * s for n, s in zip(shape, steps)]
+    seed = draw(st.integers(0, 2**31 - 1))
+    values = torch.randn(base_shape, generator=torch.Generator().manual_seed(seed), dtype=torch.float64) * 4
+    if values.numel():
+        count = draw(st.integers(0, min(5, values.numel())))
+        flat = values.view(-1)
+        for i in range(count):
+            flat[draw(st.integers(0, values.numel() - 1))] = draw(st.sampled_from(SPECIALS))
+    x = values.to(dtype) if dtype.is_floating_point else values.clamp(-100, 100).to(dtype)
+    x = x[tuple(slice(None, None, s) for s in steps)]
+    if x.dim() > 1 and draw(st.booleans()):
+        x = x.permute(*draw(st.permutations(range(x.dim()))))
+    if allow_expand and draw(st.booleans()):
+        x = x.unsqueeze(0).expand(draw(st.integers(1, 3)), *x.shape)
+    return x
+
+
+ALPHAS = st.one_of(st.sampled_from([0.0, 1.0, 0.1, -0.5]), st.floats(-3, 3, allow_nan=False))
+
+
+@given(x=strided_tensors(), alpha=ALPHAS)
+def test_elu_matches_aten(x, alpha):
+    out = torch_uaccel.elu(x, alpha)
+    torch.testing.assert_close(out, F.elu(x.double(), alpha).to(x.dtype), equal_nan=True)
+    assert out.stride() == F.elu(x, alpha).stride()
+
+
+@given(saved=strided_tensors(), grad_seed=st.integers(0, 1000), alpha=ALPHAS, is_result=st.booleans(),
+       expand_grad=st.booleans())
+def test_elu_backward_matches_aten(saved, grad_seed, alpha, is_result, expand_grad):
+    if is_result:
+        alpha = abs(alpha)
+        saved = F.elu(saved.double(), alpha).to(saved.dtype)
+    gen = torch.Generator().manual_seed(grad_seed)
+    if expand_grad:
+        grad = torch.randn((), generator=gen, dtype=torch.float64).to(saved.dtype).expand(saved.shape)
+    else:
+        grad = torch.randn(saved.shape, generator=gen, dtype=torch.float64).to(saved.dtype)
+    out = torch.ops.uaccel.elu_backward(grad, saved, alpha, is_result)
+    expected = torch.ops.aten.elu_backward(grad.double(), alpha, 1, 1, is_result, saved.double()).to(saved.dtype)
+    torch.testing.assert_close(out, expected, equal_nan=True)
+
+
+ALL_DTYPES = FLOATS + [torch.int8, torch.int32, torch.int64, torch.uint8]
+
+
+@given(src=strided_tensors(dtypes=ALL_DTYPES), reversed_dst=st.booleans())
+def test_async_copy_matches_copy(src, reversed_dst):
+    dst = torch.empty(src.shape, dtype=src.dtype)
+    if reversed_dst and dst.dim() > 1:  # dst laid out with its dimensions in reverse order
+        dst = torch.empty(src.shape[::-1], dtype=src.dtype).permute(*range(src.dim() - 1, -1, -1))
+    expected = torch.empty_like(dst).copy_(src)
+    torch_uaccel.async_copy(dst, src)
+    torch.testing.assert_close(dst, expected, equal_nan=True, rtol=0, atol=0)
+
+
+@given(nbytes=st.integers(0, 3 * 4096), start=st.integers(0, 4096), length=st.integers(0, 8192))
+def test_registration_of_random_buffers_and_slices(nbytes, start, length):
+    array = np.random.default_rng(nbytes).integers(0, 255, size=nbytes + 8192, dtype=np.uint8)
+    window = array[start:start + length]
+    with torch_uaccel.register_host(window) as reg:
+        assert reg.host.numel() == window.size
+        if window.size:
+            assert reg.host.data_ptr() == window.ctypes.data
+            reg.host[-1] = 7
+            assert window[-1] == 7
+    np.testing.assert_array_equal(reg.host.numpy(), window)  # the view outlives the registration
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@given(values=st.lists(st.floats(allow_nan=True, allow_infinity=True, width=32), min_size=1, max_size=64),
+       alpha=ALPHAS)
+def test_elu_on_arbitrary_floats(dtype, values, alpha):
+    x = torch.tensor(values, dtype=dtype)
+    torch.testing.assert_close(torch_uaccel.elu(x, alpha), F.elu(x.double(), alpha).to(dtype), equal_nan=True)

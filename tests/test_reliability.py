@@ -1,0 +1,129 @@
+"""Concurrency and leak soak across every op, the allocator hook, track() and registration.
+UACCEL_SOAK_ITERATIONS (default 2000) sets the soak length; the issue's long run is 100000."""
+import gc
+import os
+import threading
+import time
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+import torch_uaccel
+from torch_uaccel import memory
+
+SOAK = int(os.environ.get("UACCEL_SOAK_ITERATIONS", "2000"))
+
+
+def status_kib(field: str) -> int:
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith(field + ":"))
+
+
+def run_threads(target, count, timeout=120):
+    errors = []
+
+    def guarded(index):
+        try:
+            target(index)
+        except Exception as error:  # surfaced in the main thread
+            errors.append(error)
+
+    threads = [threading.Thread(target=guarded, args=(i,), daemon=True) for i in range(count)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(timeout)
+        assert not th.is_alive(), "deadlock: a worker did not finish"
+    assert not errors, errors
+
+
+def test_many_threads_use_every_op_under_the_hook_and_tracking():
+    """The hook and track() are process-wide: one install and one track block cover all threads."""
+    memory.empty_cache()
+    base = memory.stats()
+
+    def work(index):
+        gen = torch.Generator().manual_seed(index)
+        for step in range(40):
+            x = torch.randn(257, 33, generator=gen, dtype=torch.float64).requires_grad_()
+            y = torch_uaccel.elu(x, 0.7)
+            (dx,) = torch.autograd.grad(y.sum(), x)
+            expected = torch.where(x > 0, 1.0, 0.7 * x.detach().exp())
+            torch.testing.assert_close(dx, expected)
+            dst = torch.empty(33, 257, dtype=torch.float64).t()
+            torch_uaccel.async_copy(dst, y.detach())
+            assert torch.equal(dst, y.detach())
+            aligned = memory.aligned_empty(1000 + step, alignment=4096, dtype=torch.uint8)
+            assert aligned.data_ptr() % 4096 == 0
+            buffer = np.full(5000, index, dtype=np.uint8)
+            with torch_uaccel.register_host(buffer) as reg:
+                assert int(reg.host.sum()) == 5000 * index
+
+    with memory.cpu_allocator(alignment=256), memory.track() as tracked:
+        run_threads(work, 8)
+        gc.collect()
+    assert tracked.leaks == []
+    after = memory.stats()
+    assert after["allocated_bytes"] == base["allocated_bytes"]
+    assert after["allocations"] - after["frees"] == base["allocations"] - base["frees"]
+
+
+def test_long_ops_release_the_gil():
+    x = torch.randn(1 << 26)
+    progress = []
+    stop = threading.Event()
+
+    def count():
+        n = 0
+        while not stop.is_set():
+            n += 1
+            progress.append(n)
+
+    counter = threading.Thread(target=count)
+    counter.start()
+    time.sleep(0.01)
+    try:
+        before = len(progress)
+        torch.ops.uaccel.elu(x, 1.0)  # one C++ call of tens of milliseconds
+        during = len(progress) - before
+    finally:
+        stop.set()
+        counter.join()
+    assert during > 0, "no Python thread ran while the op ran: the GIL was held"
+
+
+def test_soak_every_op_registration_and_hook_install():
+    memory.empty_cache()
+    gc.collect()
+    base_live = memory.stats()["allocated_bytes"]
+    base_locked = status_kib("VmLck")
+    x = torch.randn(1000)
+    g = torch.randn(1000)
+    dst = torch.empty(1000)
+    buffer = bytearray(3 * 4096)
+
+    def one_round():
+        y = torch.ops.uaccel.elu(x, 0.5)
+        torch.ops.uaccel.elu_backward(g, y, 0.5, True)
+        torch.ops.uaccel.async_copy_(dst, y)
+        memory.aligned_empty(300, alignment=64)
+        with torch_uaccel.register_host(buffer):
+            pass
+        memory.install(64)
+        torch.empty(100)
+        memory.uninstall()
+
+    for _ in range(200):  # warm up caches before measuring
+        one_round()
+    gc.collect()
+    rss_before = status_kib("VmRSS")
+    for _ in range(SOAK):
+        one_round()
+    gc.collect()
+    rss_growth_kib = status_kib("VmRSS") - rss_before
+    assert rss_growth_kib < 8 * 1024, f"resident memory grew by {rss_growth_kib} KiB over {SOAK} rounds"
+    assert memory.stats()["allocated_bytes"] == base_live
+    assert status_kib("VmLck") == base_locked
+    torch.testing.assert_close(dst, F.elu(x, 0.5))
