@@ -1,0 +1,89 @@
+"""Every user-facing error, one case each: the exception type, a message that names the op and the
+bad value, and nothing changed by the failed call (tensor arguments untouched, no registration or
+locked page left behind, allocator statistics unchanged)."""
+import numpy as np
+import pytest
+import torch
+
+import torch_uaccel
+from conftest import HAS_CUDA
+from torch_uaccel import memory
+
+
+def vmlck_kib() -> int:
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmLck:"))
+
+
+def readonly_array():
+    array = np.zeros(64)
+    array.setflags(write=False)
+    return array
+
+
+x = torch.randn(4, 5)
+shared = torch.arange(20.0)
+
+# (name, call, exception type, pattern); each call gets fresh arguments so they can be compared after.
+CATALOGUE = [
+    ("elu-integer", lambda: torch_uaccel.elu(torch.ones(3, dtype=torch.int32)), RuntimeError,
+     r"uaccel\.elu: expected self to be a floating-point tensor .* but got Int"),
+    ("elu-complex", lambda: torch_uaccel.elu(torch.ones(3, dtype=torch.complex64)), RuntimeError,
+     r"uaccel\.elu: expected self .* but got ComplexFloat"),
+    ("elu_backward-negative-alpha-from-result", lambda: torch.ops.uaccel.elu_backward(x, x, -0.5, True), RuntimeError,
+     r"uaccel\.elu_backward: is_result=True .* needs alpha >= 0, .*got alpha=-0\.5"),
+    ("elu_backward-shape", lambda: torch.ops.uaccel.elu_backward(x, x[:, :2], 0.1, False), RuntimeError,
+     r"uaccel\.elu_backward: expected grad_output and saved to have the same shape, but got \[4, 5\] and \[4, 2\]"),
+    ("elu_backward-dtype", lambda: torch.ops.uaccel.elu_backward(x, x.double(), 0.1, False), RuntimeError,
+     r"uaccel\.elu_backward: expected grad_output and saved to have the same dtype, but got Float and Double"),
+    ("elu_backward-integer-grad", lambda: torch.ops.uaccel.elu_backward(x.long(), x, 0.1, False), RuntimeError,
+     r"uaccel\.elu_backward: expected grad_output to be a floating-point tensor .* but got Long"),
+    ("async_copy-dtype", lambda: torch_uaccel.async_copy(x, x.double()), RuntimeError,
+     r"uaccel\.async_copy_: expected dst and src to have the same dtype, but got Float and Double"),
+    ("async_copy-shape", lambda: torch_uaccel.async_copy(x, torch.ones(5, 4)), RuntimeError,
+     r"uaccel\.async_copy_: expected dst and src to have the same shape, but got \[4, 5\] and \[5, 4\]"),
+    ("async_copy-overlap", lambda: torch_uaccel.async_copy(shared[:10], shared[5:15]), RuntimeError,
+     r"uaccel\.async_copy_: expected dst and src in separate memory, but they overlap"),
+    ("async_copy-expanded-dst", lambda: torch_uaccel.async_copy(torch.zeros(1, 5).expand(4, 5), x), RuntimeError,
+     r"uaccel\.async_copy_: expected dst whose elements do not share memory, but got strides \[0, 1\]"),
+    ("aligned_empty-alignment", lambda: memory.aligned_empty(8, alignment=48), RuntimeError,
+     r"uaccel\.aligned_empty: expected alignment to be a power of two .* but got 48"),
+    ("aligned_empty-negative-size", lambda: memory.aligned_empty((3, -2)), RuntimeError,
+     r"uaccel\.aligned_empty: expected sizes >= 0, but got \[3, -2\]"),
+    ("cpu_allocator-alignment", lambda: memory.install(0), RuntimeError,
+     r"uaccel\.cpu_allocator_install: expected alignment to be a power of two .* but got 0"),
+    ("cpu_allocator-uninstall-without-install", memory.uninstall, RuntimeError,
+     r"uaccel\.cpu_allocator_uninstall: expected an installed uaccel CPU allocator, but none is installed"),
+    ("cache-limit-negative", lambda: memory.set_cache_limit(-5), RuntimeError,
+     r"uaccel\.cpu_allocator_set_cache_limit: expected a byte count >= 0, but got -5"),
+    ("track-end-without-begin", lambda: torch.ops.uaccel.memory_track_end(0), RuntimeError,
+     r"uaccel\.memory_track_end: no track\(\) block is open"),
+    ("register_host-read-only", lambda: torch_uaccel.register_host(readonly_array()), RuntimeError,
+     r"uaccel\.register_host: expected a writable array, but this NumPy array is read-only"),
+    ("register_host-non-contiguous", lambda: torch_uaccel.register_host(np.zeros((8, 8))[:, ::2]), RuntimeError,
+     r"uaccel\.register_host: expected a C-contiguous array, but got strides \(64, 16\)"),
+    ("register_host-type", lambda: torch_uaccel.register_host("text"), TypeError,
+     r"uaccel\.register_host: expected a CPU tensor, a NumPy array or a writable buffer .* but got str"),
+    ("host_unregister-unknown", lambda: torch.ops.uaccel.host_unregister(123456789), RuntimeError,
+     r"uaccel\.host_unregister: expected the id of an open registration, but got 123456789"),
+    ("cuda_pool-without-cuda", lambda: memory.cuda_pool(4096), RuntimeError,
+     r"uaccel\.cuda_pool: expected a CUDA (device|build of torch_uaccel)"),
+]
+
+
+@pytest.mark.parametrize("name, call, error_type, pattern", CATALOGUE, ids=[c[0] for c in CATALOGUE])
+def test_error(name, call, error_type, pattern):
+    if name == "cuda_pool-without-cuda" and HAS_CUDA:
+        pytest.skip("this machine has CUDA")
+    before_tensors = (x.clone(), shared.clone())
+    before_stats = memory.stats()
+    before_locked = vmlck_kib()
+    with pytest.raises(error_type, match=pattern):
+        call()
+    assert torch.equal(x, before_tensors[0]) and torch.equal(shared, before_tensors[1])
+    after = memory.stats()
+    assert after["allocated_bytes"] == before_stats["allocated_bytes"]
+    assert after["allocations"] - after["frees"] == before_stats["allocations"] - before_stats["frees"]
+    assert vmlck_kib() == before_locked
+    torch.empty(10)  # the CPU allocator hook is not left installed: this is not counted
+    assert memory.stats()["allocations"] == after["allocations"]
