@@ -56,11 +56,12 @@ $(VENV)/.built: $(VENV)/.deps $(SOURCES)
 # (CPU kernels; the sanitizer runtime preloaded into Python). It builds in place, so the next
 # `make test` rebuilds the normal extension. torch.compile and load_inline tests are left out:
 # they compile and load C++ of their own, which is slow and not ours.
-ASAN_LIB = $(shell gcc -print-file-name=libasan.so)
+# libstdc++ is preloaded too: Python does not link it, and ASan must find its __cxa_throw at start.
+SANITIZER_PRELOAD = $(shell gcc -print-file-name=libasan.so) $(shell gcc -print-file-name=libstdc++.so)
 sanitize: $(VENV)/.deps
 	rm -f $(VENV)/.built
 	UACCEL_SANITIZE=1 UACCEL_CPU_ONLY=1 MAX_JOBS=$(MAX_JOBS) $(VENV)/bin/pip install -q --no-build-isolation --no-deps -e .
-	LD_PRELOAD=$(ASAN_LIB) ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	LD_PRELOAD="$(SANITIZER_PRELOAD)" ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  $(PY) -m pytest -q -p no:cacheprovider -k "not compile and not cpp_api" tests
 	rm -f torch_uaccel/_C*.so
 

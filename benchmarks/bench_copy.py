@@ -6,7 +6,6 @@ copy-then-compute.
     python benchmarks/bench_copy.py [--device cuda] [--update-readme]
 """
 import argparse
-import json
 import sys
 
 import numpy as np
@@ -15,7 +14,7 @@ import torch
 import torch_uaccel
 from torch_uaccel.benchmark import median_seconds
 
-from report import ROOT, machine_name, update_readme
+from report import ROOT, machine_name, publish
 
 
 def synchronized(fn):
@@ -90,13 +89,7 @@ def main(argv=None):
     rows = cpu_rows(args.min_run_time) if args.device == "cpu" else cuda_rows(args.min_run_time)
     machine = machine_name(args.device)
     out = args.out or ROOT / "benchmarks" / "results" / f"copy_{args.device}.json"
-    with open(out, "w") as f:
-        json.dump({"machine": machine, "rows": rows}, f, indent=1)
-    table = markdown(rows, machine)
-    print(table)
-    if args.update_readme:
-        update_readme(f"copy-{args.device}", table)
-    print(f"wrote {out}")
+    publish(f"copy-{args.device}", out, {"machine": machine, "rows": rows}, markdown(rows, machine), args.update_readme)
 
 
 if __name__ == "__main__":

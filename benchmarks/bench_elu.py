@@ -7,7 +7,6 @@ ratio against ATen by size) and, with --update-readme, the README's benchmark ta
     python benchmarks/bench_elu.py --device cuda      # GPU, sizes 2^16..2^30
 """
 import argparse
-import json
 import pathlib
 import sys
 
@@ -18,7 +17,7 @@ from torch.utils import benchmark
 import torch_uaccel
 from torch_uaccel.benchmark import median_seconds
 
-from report import ROOT, machine_name, update_readme
+from report import ROOT, machine_name, publish
 ALPHA = 1.0
 
 
@@ -202,14 +201,8 @@ def main(argv=None):
             print(f"{key}: {result[key]}")
 
     out = args.out or ROOT / "benchmarks" / "results" / f"elu_{args.device}.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=1))
+    publish(f"elu-{args.device}", out, result, markdown_table(rows, machine, result), args.update_readme)
     plot(rows, out.with_suffix(".png"))
-    table = markdown_table(rows, machine, result)
-    print(table)
-    if args.update_readme:
-        update_readme("elu", table)
-    print(f"wrote {out} and {out.with_suffix('.png')}")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,6 @@ allocator, 64 B to 64 MiB, 1 and 2 threads, and a small CPU training loop with a
     python benchmarks/bench_memory.py [--update-readme]
 """
 import argparse
-import json
 import statistics
 import sys
 import threading
@@ -15,7 +14,7 @@ import torch
 from torch_uaccel import memory
 from torch_uaccel.benchmark import median_seconds
 
-from report import ROOT, machine_name, update_readme
+from report import ROOT, machine_name, publish
 SIZES = [64, 4096, 1 << 16, 1 << 20, 16 << 20, 64 << 20]
 
 
@@ -101,13 +100,9 @@ def main(argv=None):
     rows = pair_rows(args.min_run_time)
     training = training_row(args.min_run_time * 3)
     machine = machine_name("cpu")
-    out = ROOT / "benchmarks" / "results" / "memory_cpu.json"
-    out.write_text(json.dumps({"machine": machine, "pairs": rows, "training": training}, indent=1))
-    table = markdown(rows, training, machine)
-    print(table)
-    if args.update_readme:
-        update_readme("memory", table)
-    print(f"wrote {out}")
+    result = {"machine": machine, "pairs": rows, "training": training}
+    publish("memory", ROOT / "benchmarks" / "results" / "memory_cpu.json", result, markdown(rows, training, machine),
+            args.update_readme)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
 """What the benchmark scripts share: naming the machine, and writing a table into the README."""
+import json
 import pathlib
 import platform
 
@@ -26,3 +27,14 @@ def update_readme(section: str, table: str) -> None:
     head, rest = readme.read_text().split(start, 1)
     _, tail = rest.split(end, 1)
     readme.write_text(f"{head}{start}\n{table}\n{end}{tail}")
+
+
+def publish(section: str, out: pathlib.Path, result: dict, table: str, readme: bool) -> None:
+    """Write the JSON results, print the markdown table, and put it in the README if asked."""
+    out = pathlib.Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=1))
+    print(table)
+    if readme:
+        update_readme(section, table)
+    print(f"wrote {out}")

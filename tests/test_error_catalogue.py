@@ -6,13 +6,8 @@ import pytest
 import torch
 
 import torch_uaccel
-from conftest import HAS_CUDA
+from conftest import HAS_CUDA, status_kib
 from torch_uaccel import memory
-
-
-def vmlck_kib() -> int:
-    with open("/proc/self/status") as status:
-        return next(int(line.split()[1]) for line in status if line.startswith("VmLck:"))
 
 
 def readonly_array():
@@ -77,13 +72,13 @@ def test_error(name, call, error_type, pattern):
         pytest.skip("this machine has CUDA")
     before_tensors = (x.clone(), shared.clone())
     before_stats = memory.stats()
-    before_locked = vmlck_kib()
+    before_locked = status_kib("VmLck")
     with pytest.raises(error_type, match=pattern):
         call()
     assert torch.equal(x, before_tensors[0]) and torch.equal(shared, before_tensors[1])
     after = memory.stats()
     assert after["allocated_bytes"] == before_stats["allocated_bytes"]
     assert after["allocations"] - after["frees"] == before_stats["allocations"] - before_stats["frees"]
-    assert vmlck_kib() == before_locked
+    assert status_kib("VmLck") == before_locked
     torch.empty(10)  # the CPU allocator hook is not left installed: this is not counted
     assert memory.stats()["allocations"] == after["allocations"]

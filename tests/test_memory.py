@@ -1,10 +1,9 @@
 """The aligned allocator: alignment, the PyTorch CPU hook, caching, statistics, leak tracking."""
-import threading
-
 import pytest
 import torch
 
 import torch_uaccel
+from conftest import run_threads
 from torch_uaccel import memory
 
 POWERS_OF_TWO = [2**k for k in range(0, 22)]  # 1 B .. 2 MiB
@@ -156,26 +155,16 @@ def test_cache_limit_bounds_cached_bytes():
 
 def test_eight_threads_allocate_and_free_under_the_hook():
     base = memory.stats()
-    errors = []
 
     def work(seed):
-        try:
-            sizes = torch.randint(1, 5000, (10_000,), generator=torch.Generator().manual_seed(seed)).tolist()
-            for n in sizes:
-                t = torch.empty(n, dtype=torch.uint8)
-                if t.data_ptr() % 256:
-                    raise AssertionError("misaligned")
-                del t
-        except Exception as error:  # reported below; a thread's exception would be lost otherwise
-            errors.append(error)
+        sizes = torch.randint(1, 5000, (10_000,), generator=torch.Generator().manual_seed(seed)).tolist()
+        for n in sizes:
+            t = torch.empty(n, dtype=torch.uint8)
+            assert t.data_ptr() % 256 == 0
+            del t
 
     with memory.cpu_allocator(alignment=256):
-        threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
-        for th in threads:
-            th.start()
-        for th in threads:
-            th.join()
-    assert not errors
+        run_threads(work, 8)
     s = memory.stats()
     assert s["allocations"] - base["allocations"] >= 80_000
     assert s["allocated_bytes"] == base["allocated_bytes"]
