@@ -39,7 +39,4 @@ def test_caching_allocator_draws_segments_from_the_uaccel_pool():
         with torch.cuda.use_mem_pool(pool):
             z = torch.empty(64 << 20, dtype=torch.uint8, device="cuda")  # needs a new segment
     assert any(leak.device.startswith("cuda") and leak.size >= 64 << 20 for leak in t.leaks)
-    del x, y, z, pool
-    torch.cuda.synchronize()
-    torch.cuda.empty_cache()  # returns the pool's segments to us, and we to the driver
-    assert memory.stats("cuda")["allocated_bytes"] <= before["allocated_bytes"]
+    del x, y, z

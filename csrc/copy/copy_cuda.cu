@@ -122,13 +122,17 @@ void device_to_device(const at::Tensor& dst, const at::Tensor& src, const c10::c
   }
   TORCH_CHECK(same_dense_layout(dst, src), kOp, ": expected dst and src with the same dense layout for a copy between ",
               src.device(), " and ", dst.device(), ", but got strides ", src.strides(), " and ", dst.strides());
-  // Order after the work already queued on the source device's current stream.
-  const auto source_stream = c10::cuda::getCurrentCUDAStream(src.device().index());
-  cudaEvent_t source_ready = nullptr;
-  C10_CUDA_CHECK(cudaEventCreateWithFlags(&source_ready, cudaEventDisableTiming));
-  C10_CUDA_CHECK(cudaEventRecord(source_ready, source_stream));
-  C10_CUDA_CHECK(cudaStreamWaitEvent(stream, source_ready, 0));
-  C10_CUDA_CHECK(cudaEventDestroy(source_ready));
+  // Order after the work already queued on the source device's current stream. The event belongs
+  // to the source device, so it is made, recorded and destroyed there.
+  {
+    const c10::cuda::CUDAGuard source_guard(src.device());
+    const auto source_stream = c10::cuda::getCurrentCUDAStream(src.device().index());
+    cudaEvent_t source_ready = nullptr;
+    C10_CUDA_CHECK(cudaEventCreateWithFlags(&source_ready, cudaEventDisableTiming));
+    C10_CUDA_CHECK(cudaEventRecord(source_ready, source_stream));
+    C10_CUDA_CHECK(cudaStreamWaitEvent(stream, source_ready, 0));
+    C10_CUDA_CHECK(cudaEventDestroy(source_ready));
+  }
   C10_CUDA_CHECK(cudaMemcpyPeerAsync(dst.data_ptr(), dst.device().index(), src.data_ptr(), src.device().index(),
                                      dst.nbytes(), stream));
 }

@@ -21,6 +21,12 @@ class CudaPageLocker final : public PageLocker {
   const char* name() const override { return "cudaHostRegister"; }
 
   void lock(void* start, size_t bytes) override {
+    cudaPointerAttributes attributes{};
+    const bool known = cudaPointerGetAttributes(&attributes, start) == cudaSuccess;
+    (void)cudaGetLastError();
+    TORCH_CHECK(!known || attributes.type != cudaMemoryTypeHost,
+                "uaccel.host_register: expected pageable memory, but these pages are already page-locked by "
+                "someone else (pinned by torch or registered outside uaccel)");
     const cudaError_t status = cudaHostRegister(start, bytes, cudaHostRegisterMapped | cudaHostRegisterPortable);
     if (status != cudaSuccess) {
       (void)cudaGetLastError();  // clear the sticky error state
