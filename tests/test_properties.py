@@ -67,8 +67,8 @@ def test_elu_backward_matches_aten(saved, grad_seed, alpha, is_result, expand_gr
         grad = torch.randn(saved.shape, generator=gen, dtype=torch.float64).to(saved.dtype)
     out = torch.ops.uaccel.elu_backward(grad, saved, alpha, is_result)
     expected = torch.ops.aten.elu_backward(grad.double(), alpha, 1, 1, is_result, saved.double()).to(saved.dtype)
-    # Where saved is NaN the gradient passes through, as ATen's float16/32 kernels do; its float64
-    # kernel (the reference here) gives NaN there instead when alpha == 0. Found by this test.
+    # Where saved is NaN the gradient passes through, as ATen's float16/float32 kernels do; its
+    # float64 kernel (the reference here) gives NaN there instead. Found by this test.
     expected = torch.where(saved.isnan(), grad, expected)
     torch.testing.assert_close(out, expected, equal_nan=True)
 
