@@ -146,7 +146,16 @@ def test_other_objects_are_refused():
 
 
 def test_registration_is_eager_only():
-    assert torch_uaccel.register_host.__wrapped__ is not None  # torch.compiler.disable'd
+    """torch.compiler.disable'd: a fullgraph trace through it must refuse (a graph break)."""
+    def register(t):
+        with torch_uaccel.register_host(t) as reg:
+            return reg.host.sum()
+
+    buffer = torch.ones(16)
+    assert float(register(buffer)) == 16.0
+    torch._dynamo.reset()
+    with pytest.raises(Exception, match="(?i)skip|disable|graph break"):
+        torch.compile(register, fullgraph=True)(buffer)
 
 
 @needs_mlock
