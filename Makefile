@@ -7,6 +7,7 @@ PYTHON ?= python3
 TORCH ?= 2.14.1
 VENV ?= .venv
 MAX_JOBS ?= 2
+PYTEST_ARGS ?=
 export TORCH_CUDA_ARCH_LIST ?= 8.0;9.0+PTX
 PY := $(VENV)/bin/python
 SOURCES := setup.py pyproject.toml $(shell find csrc -type f)
@@ -16,7 +17,7 @@ run: build
 	$(PY) -m torch_uaccel
 
 test: build
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q $(PYTEST_ARGS)
 
 bench: build
 	$(PY) benchmarks/bench_elu.py

@@ -5,14 +5,26 @@
 
 #include <uaccel/export.h>
 
-#include "elu/elu_cpu_kernels.h"
+#include "common/cpu_capability.h"
 
 namespace {
 
 // Build facts for `python -m torch_uaccel` and bug reports, as "key=value" lines.
 std::string build_info() {
   std::string info = "torch_build=" UACCEL_TORCH_VERSION "\n";
-  info += std::string("cpu_kernels=") + uaccel::elu_ops::cpu_kernels().capability + "\n";
+  const auto& choice = uaccel::cpu::capability();
+  info += std::string("cpu_kernels=") + uaccel::cpu::capability_name(choice.capability) + "\n";
+  info += "cpu_kernels_reason=" + choice.reason + "\n";
+  const auto flags = uaccel::cpu::cpu_flags();
+  info += "cpu_flags=";
+  for (const auto& flag : flags) {
+    info += flag + " ";
+  }
+  info += "\ncpu_runnable=";
+  for (const auto level : uaccel::cpu::runnable_capabilities(flags)) {
+    info += std::string(uaccel::cpu::capability_name(level)) + " ";
+  }
+  info += "\n";
 #ifdef UACCEL_WITH_CUDA
   info += "cuda=1\ncuda_archs=" UACCEL_CUDA_ARCHS "\n";
 #else
@@ -26,9 +38,22 @@ std::string build_info() {
 TORCH_LIBRARY(uaccel, m) {
   // Fake (meta) kernels are registered from Python, all in this module.
   m.set_python_module("torch_uaccel._fake");
-  m.def("elu(Tensor self, float alpha=0.1) -> Tensor");
-  m.def("elu_backward(Tensor grad_output, Tensor saved, float alpha, bool is_result) -> Tensor");
+  // The ELU family (csrc/elu) with ATen's parameters: ELU is (alpha, 1, 1), SELU and CELU set
+  // scale and input_scale. Scalar, as ATen types them: torch.compile keeps them symbolic instead
+  // of compiling one graph per value.
+  m.def("elu(Tensor self, Scalar alpha=0.1, Scalar scale=1, Scalar input_scale=1) -> Tensor");
+  // In place, like nn.ELU(inplace=True); returns nothing so torch.compile can functionalize it
+  // on every supported torch (the Python and C++ wrappers return `self`).
+  m.def("elu_(Tensor(a!) self, Scalar alpha=0.1, Scalar scale=1, Scalar input_scale=1) -> ()");
+  m.def(
+      "elu_backward(Tensor grad_output, Tensor saved, Scalar alpha, bool is_result, Scalar scale=1, "
+      "Scalar input_scale=1) -> Tensor");
   m.def("build_info() -> str", &build_info);
+  // The CPU kernel choice for a given request and CPU flags, for tests that play other CPUs.
+  m.def("_choose_cpu_capability(str requested, str[] cpu_flags) -> str[]", [](std::string requested, std::vector<std::string> flags) {
+    const auto choice = uaccel::cpu::choose_capability(requested, flags);
+    return std::vector<std::string>{uaccel::cpu::capability_name(choice.capability), choice.reason};
+  });
 
   // Memory (csrc/memory): aligned tensors, the CPU allocator hook, statistics, leak tracking.
   m.def("aligned_empty(SymInt[] size, *, int alignment=64, ScalarType? dtype=None, Device? device=None) -> Tensor");

@@ -105,6 +105,7 @@ def test_opcheck(device):
         torch.library.opcheck(torch.ops.uaccel.async_copy_.default, (dst.to(device), src.to(device)))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dynamic", [False, True])
 def test_compile_fullgraph(device, dynamic):
     torch._dynamo.reset()

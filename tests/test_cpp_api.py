@@ -10,6 +10,8 @@ from torch.utils.cpp_extension import load_inline
 
 import torch_uaccel
 
+pytestmark = pytest.mark.slow  # compiles a C++ program
+
 INCLUDE_DIR = pathlib.Path(__file__).resolve().parents[1] / "csrc" / "include"
 
 SOURCE = r"""

@@ -4,6 +4,8 @@ import torch
 
 import torch_uaccel
 
+pytestmark = pytest.mark.slow
+
 
 class SmallMLP(torch.nn.Module):
     def __init__(self, activation):

@@ -145,6 +145,7 @@ def test_other_objects_are_refused():
         torch.ops.uaccel.host_unregister(-5)
 
 
+@pytest.mark.slow
 def test_registration_is_eager_only():
     """torch.compiler.disable'd: a fullgraph trace through it must refuse (a graph break)."""
     def register(t):

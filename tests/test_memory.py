@@ -250,6 +250,7 @@ def test_opcheck_aligned_empty():
     )
 
 
+@pytest.mark.slow
 def test_compile_traces_aligned_empty():
     @torch.compile(fullgraph=True, backend="aot_eager")
     def make(n):

@@ -16,9 +16,12 @@ except ImportError as error:  # typically undefined symbols: built against anoth
         "`pip install --no-build-isolation -e .`"
     ) from error
 
-from . import _fake, memory  # noqa: E402,F401  (_fake registers the fake kernels)
+from . import _fake, _rules, memory  # noqa: E402,F401  (fake kernels; vmap, DTensor, nested rules)
 from .copy import async_copy  # noqa: E402
 from .host import HostRegistration, register_host  # noqa: E402
-from .ops import ELU, ELUFunction, build_info, elu  # noqa: E402
+from .ops import CELU, ELU, SELU, ELUFunction, build_info, celu, elu, selu  # noqa: E402
 
-__all__ = ["ELU", "ELUFunction", "HostRegistration", "async_copy", "build_info", "elu", "memory", "register_host", "__version__"]
+__all__ = [
+    "CELU", "ELU", "ELUFunction", "HostRegistration", "SELU", "async_copy", "build_info", "celu", "elu", "memory",
+    "register_host", "selu", "__version__",
+]

@@ -23,7 +23,8 @@ def print_build() -> None:
     print(f"torch_uaccel {torch_uaccel.__version__} on Python {platform.python_version()}, {platform.machine()}")
     print(f"  torch {torch.__version__} (extension built against {info['torch_build']}), CUDA runtime {torch.version.cuda}")
     print(f"  CUDA kernels: {'yes, archs ' + info['cuda_archs'] if info['cuda'] else 'no (CPU-only build)'}")
-    print(f"  CPU: ATen dispatches {torch.backends.cpu.get_cpu_capability()}; uaccel CPU kernels: {info['cpu_kernels']}")
+    print(f"  CPU: ATen dispatches {torch.backends.cpu.get_cpu_capability()}; uaccel CPU kernels: {info['cpu_kernels']} "
+          f"({info['cpu_kernels_reason']}); this CPU runs {', '.join(info['cpu_runnable'])}")
     for index in range(torch.cuda.device_count()):
         print(f"  cuda:{index}: {torch.cuda.get_device_name(index)}")
 

@@ -21,13 +21,18 @@ def _check_floating(op: str, name: str, t: torch.Tensor) -> None:
 # same strides. The C++ kernels allocate through TensorIterator, exactly as ATen's elu does, so
 # ATen's own meta kernels give the output layout (symbolic shapes included).
 @torch.library.register_fake("uaccel::elu")
-def _elu_fake(self: torch.Tensor, alpha: float = 0.1) -> torch.Tensor:
+def _elu_fake(self: torch.Tensor, alpha=0.1, scale=1, input_scale=1) -> torch.Tensor:
     _check_floating("uaccel.elu", "self", self)
-    return torch.ops.aten.elu.default(self, alpha)
+    return torch.ops.aten.elu.default(self, alpha, scale, input_scale)
+
+
+@torch.library.register_fake("uaccel::elu_")
+def _elu_inplace_fake(self: torch.Tensor, alpha=0.1, scale=1, input_scale=1) -> None:
+    _check_floating("uaccel.elu_", "self", self)
 
 
 @torch.library.register_fake("uaccel::elu_backward")
-def _elu_backward_fake(grad_output: torch.Tensor, saved: torch.Tensor, alpha: float, is_result: bool) -> torch.Tensor:
+def _elu_backward_fake(grad_output: torch.Tensor, saved: torch.Tensor, alpha, is_result: bool, scale=1, input_scale=1) -> torch.Tensor:
     op = "uaccel.elu_backward"
     _check_floating(op, "grad_output", grad_output)
     _check_floating(op, "saved", saved)
@@ -51,7 +56,7 @@ def _elu_backward_fake(grad_output: torch.Tensor, saved: torch.Tensor, alpha: fl
         lambda: f"{op}: is_result=True (saved is the forward output) needs alpha >= 0, because the output "
         f"does not determine the input when alpha < 0; got alpha={alpha}",
     )
-    return torch.ops.aten.elu_backward.default(grad_output, alpha, 1, 1, False, saved)
+    return torch.ops.aten.elu_backward.default(grad_output, alpha, scale, input_scale, False, saved)
 
 
 MAX_ALIGNMENT = 2**30

@@ -1,58 +1,128 @@
-"""The user-facing ELU API over torch.ops.uaccel.elu / elu_backward.
+"""The user-facing API of the ELU family over torch.ops.uaccel.elu / elu_ / elu_backward.
 
-The operators themselves (schemas, CPU/CUDA kernels, autograd) are C++, see csrc/; their fake
-kernels are in _fake.py.
+The operators themselves (schemas, CPU/CUDA kernels, autograd in both modes) are C++, see csrc/;
+their fake kernels are in _fake.py, and their rules for vmap, DTensor and nested tensors in _rules.py.
 """
+import numbers
+
 import torch
 from torch import nn
 
-def elu(x: torch.Tensor, alpha: float = 0.1) -> torch.Tensor:
-    """ELU: ``x`` where ``x > 0``, else ``alpha * expm1(x)``; same as ``F.elu(x, alpha)``.
+# ATen's SELU constants (aten/src/ATen/native/Activation.cpp).
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
 
-    Differentiable (twice); works under torch.compile and torch.export.
+
+def _check_scalar(fn: str, name: str, value) -> None:
+    """A Python number (or a symbolic one under torch.compile). A tensor is refused, as F.elu
+    refuses it: the op would read it once as a constant and it would never get a gradient."""
+    if isinstance(value, (bool, torch.Tensor)) or not isinstance(value, (numbers.Real, torch.SymInt, torch.SymFloat)):
+        raise TypeError(f"{fn}: expected {name} to be a real number, but got {type(value).__name__} ({value!r})")
+
+
+def _elu(x: torch.Tensor, alpha, scale, input_scale, inplace: bool) -> torch.Tensor:
+    if inplace:
+        torch.ops.uaccel.elu_(x, alpha, scale, input_scale)
+        return x
+    return torch.ops.uaccel.elu(x, alpha, scale, input_scale)
+
+
+def elu(x: torch.Tensor, alpha: float = 0.1, inplace: bool = False) -> torch.Tensor:
+    """ELU: ``x`` where ``x > 0``, else ``alpha * expm1(x)``; as ``F.elu(x, alpha, inplace)``.
+
+    Differentiable to any order, in reverse and forward mode; works under torch.func, vmap,
+    torch.compile, torch.export, DTensor and jagged nested tensors. ``inplace=True`` overwrites ``x``
+    (with autograd that needs ``alpha >= 0``, as for ``F.elu``).
 
     >>> torch_uaccel.elu(torch.tensor([-1.0, 0.0, 2.0]), alpha=1.0)
     tensor([-0.6321,  0.0000,  2.0000])
     """
-    return torch.ops.uaccel.elu(x, alpha)
+    _check_scalar("torch_uaccel.elu", "alpha", alpha)
+    return _elu(x, alpha, 1, 1, inplace)
+
+
+def selu(x: torch.Tensor, inplace: bool = False) -> torch.Tensor:
+    """SELU, as ``F.selu``: ``scale * elu(x, alpha)`` with ATen's constants, on the ELU kernels."""
+    return _elu(x, SELU_ALPHA, SELU_SCALE, 1, inplace)
+
+
+def celu(x: torch.Tensor, alpha: float = 1.0, inplace: bool = False) -> torch.Tensor:
+    """CELU, as ``F.celu``: ``x`` where ``x > 0``, else ``alpha * expm1(x / alpha)``."""
+    _check_scalar("torch_uaccel.celu", "alpha", alpha)
+    if alpha == 0:
+        raise ValueError("torch_uaccel.celu: expected a nonzero alpha (it divides the input), but got 0")
+    return _elu(x, alpha, 1, 1.0 / alpha, inplace)
 
 
 class ELUFunction(torch.autograd.Function):
     """ELU as a Python autograd.Function over the two ops: ``ELUFunction.apply(x, alpha)``.
 
-    Saves the output when ``alpha >= 0`` (the gradient needs no exp then), else the input.
+    Saves the output for the backward when ``alpha >= 0`` (no exp needed), else the input; has a
+    forward-mode formula (``jvp``) and a generated vmap rule, so it works under every torch.func
+    transform and compiles with ``fullgraph=True``.
     """
 
+    generate_vmap_rule = True  # forward, backward and jvp call ops that have batching rules
+
     @staticmethod
-    def forward(ctx, x: torch.Tensor, alpha: float = 0.1) -> torch.Tensor:
-        y = torch.ops.uaccel.elu(x, alpha)
+    def forward(x: torch.Tensor, alpha: float = 0.1) -> torch.Tensor:
+        return torch.ops.uaccel.elu(x, alpha)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        x, alpha = inputs[0], (inputs[1] if len(inputs) > 1 else 0.1)
         ctx.alpha = alpha
         ctx.is_result = alpha >= 0
-        ctx.save_for_backward(y if ctx.is_result else x)
-        return y
+        ctx.save_for_backward(output if ctx.is_result else x)
+        ctx.save_for_forward(x)
 
     @staticmethod
     def backward(ctx, grad_output: torch.Tensor):
         (saved,) = ctx.saved_tensors
         return torch.ops.uaccel.elu_backward(grad_output, saved, ctx.alpha, ctx.is_result), None
 
+    @staticmethod
+    def jvp(ctx, x_tangent: torch.Tensor, _alpha_tangent=None) -> torch.Tensor:
+        (x,) = ctx.saved_tensors
+        return torch.ops.uaccel.elu_backward(x_tangent, x, ctx.alpha, False)
 
-class ELU(nn.Module):
-    """Drop-in for ``nn.ELU`` backed by ``uaccel.elu`` (default alpha 0.1, as the library's op)."""
 
-    def __init__(self, alpha: float = 0.1) -> None:
-        super().__init__()
-        self.alpha = alpha
+class ELU(nn.ELU):
+    """Drop-in for ``nn.ELU`` backed by ``uaccel.elu`` (default alpha 0.1, as the library's op).
+
+    A subclass of ``nn.ELU``, so code that finds activations with ``isinstance(m, nn.ELU)``
+    (module surgery, quantization and pruning passes) keeps finding it; same ``alpha``/``inplace``
+    attributes, ``repr`` and state dict.
+    """
+
+    def __init__(self, alpha: float = 0.1, inplace: bool = False) -> None:
+        _check_scalar("torch_uaccel.ELU", "alpha", alpha)
+        super().__init__(alpha, inplace)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return torch.ops.uaccel.elu(x, self.alpha)
+        return elu(x, self.alpha, self.inplace)
 
-    def extra_repr(self) -> str:
-        return f"alpha={self.alpha}"
+
+class SELU(nn.SELU):
+    """Drop-in for ``nn.SELU`` on the ELU kernels (a subclass of it, as :class:`ELU`)."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return selu(x, self.inplace)
+
+
+class CELU(nn.CELU):
+    """Drop-in for ``nn.CELU`` on the ELU kernels (a subclass of it, as :class:`ELU`)."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return celu(x, self.alpha, self.inplace)
 
 
 def build_info() -> dict:
-    """How the extension was built: torch version, whether CUDA kernels are in, their archs."""
+    """How the extension was built and what it runs here: torch version, whether CUDA kernels are in
+    and their archs, the CPU kernel path (``cpu_kernels``) and why (``cpu_kernels_reason``), the CPU
+    flags that choice looked at and every path this CPU can run (``cpu_runnable``, lowest first)."""
     info = dict(line.split("=", 1) for line in torch.ops.uaccel.build_info().splitlines() if line)
     info["cuda"] = info["cuda"] == "1"
+    info["cpu_flags"] = info["cpu_flags"].split()
+    info["cpu_runnable"] = info["cpu_runnable"].split()
     return info

@@ -1,5 +1,6 @@
 #include "elu/elu_common.h"
 
+#include <ATen/core/Formatting.h>
 #include <c10/util/Exception.h>
 
 namespace uaccel::elu_ops {
@@ -27,10 +28,15 @@ at::TensorIterator forward_iter(const at::Tensor& self) {
   return elementwise_config().add_const_input(self).build();
 }
 
+at::TensorIterator forward_inplace_iter(const at::Tensor& self) {
+  check_floating("uaccel.elu_", "self", self);
+  return at::TensorIteratorConfig().add_output(self).add_const_input(self).build();
+}
+
 at::TensorIterator backward_iter(
     const at::Tensor& grad_output,
     const at::Tensor& saved,
-    double alpha,
+    const at::Scalar& alpha,
     bool is_result) {
   constexpr const char* op = "uaccel.elu_backward";
   check_floating(op, "grad_output", grad_output);
@@ -48,7 +54,7 @@ at::TensorIterator backward_iter(
       op, ": expected grad_output and saved on the same device, but got ",
       grad_output.device(), " and ", saved.device());
   TORCH_CHECK(
-      !is_result || alpha >= 0,
+      !is_result || alpha.to<double>() >= 0,
       op, ": is_result=True (saved is the forward output) needs alpha >= 0, because the output does not "
       "determine the input when alpha < 0; got alpha=", alpha);
   return elementwise_config().add_const_input(grad_output).add_const_input(saved).build();

@@ -5,8 +5,8 @@
 #include <array>
 
 #include "common/cpu_loops.h"
+#include "elu/elu_common.h"
 #include "elu/elu_cpu_kernels.h"
-#include "elu/elu_math.h"
 
 namespace uaccel::elu_ops {
 namespace CPU_CAPABILITY {
@@ -41,10 +41,12 @@ template <typename T>
 struct ForwardVecOp : ForwardOp<T> {
   Vectorized<T> vec(Vectorized<T> x) const {
     const auto positive = x > Vectorized<T>(T(0));
+    const Vectorized<T> poscoef(this->c.poscoef);
     if (positive.zero_mask() == 0) {
-      return x;
+      return x * poscoef;
     }
-    return Vectorized<T>::blendv(Vectorized<T>(this->alpha) * expm1_nonpositive(x), x, positive);
+    const auto negative = Vectorized<T>(this->c.negcoef) * expm1_nonpositive(x * Vectorized<T>(this->c.negiptcoef));
+    return Vectorized<T>::blendv(negative, x * poscoef, positive);
   }
 };
 
@@ -52,10 +54,13 @@ template <typename T>
 struct BackwardFromInputVecOp : BackwardFromInputOp<T> {
   Vectorized<T> vec(Vectorized<T> g, Vectorized<T> x) const {
     const auto negative = x <= Vectorized<T>(T(0));
+    const auto positive_side = g * Vectorized<T>(this->c.poscoef);
     if (negative.zero_mask() == (1 << Vectorized<T>::size()) - 1) {
-      return g;
+      return positive_side;
     }
-    return Vectorized<T>::blendv(g, g * Vectorized<T>(this->alpha) * x.exp(), negative);
+    const Vectorized<T> negiptcoef(this->c.negiptcoef);
+    const auto negative_side = g * Vectorized<T>(this->c.negiptcoef * this->c.negcoef) * (x * negiptcoef).exp();
+    return Vectorized<T>::blendv(positive_side, negative_side, negative);
   }
 };
 
@@ -63,24 +68,31 @@ template <typename T>
 struct BackwardFromResultVecOp : BackwardFromResultOp<T> {
   Vectorized<T> vec(Vectorized<T> g, Vectorized<T> y) const {
     const auto negative = y <= Vectorized<T>(T(0));
-    return Vectorized<T>::blendv(g, g * (y + Vectorized<T>(this->alpha)), negative);
+    const auto negative_side = g * Vectorized<T>(this->c.negiptcoef) * (y + Vectorized<T>(this->c.negcoef));
+    return Vectorized<T>::blendv(g * Vectorized<T>(this->c.poscoef), negative_side, negative);
   }
 };
 
-void forward(at::TensorIteratorBase& iter, double alpha) {
+void forward(at::TensorIteratorBase& iter, const at::Scalar& alpha, const at::Scalar& scale, const at::Scalar& input_scale) {
   AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, iter.dtype(), "uaccel.elu", [&] {
     using T = at::opmath_type<scalar_t>;
-    cpu::elementwise<scalar_t, 1>(iter, ForwardVecOp<T>{{static_cast<T>(alpha)}});
+    cpu::elementwise<scalar_t, 1>(iter, ForwardVecOp<T>{{coefficients<T>(alpha, scale, input_scale)}});
   });
 }
 
-void backward(at::TensorIteratorBase& iter, double alpha, bool is_result) {
+void backward(
+    at::TensorIteratorBase& iter,
+    const at::Scalar& alpha,
+    const at::Scalar& scale,
+    const at::Scalar& input_scale,
+    bool is_result) {
   AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, iter.dtype(), "uaccel.elu_backward", [&] {
     using T = at::opmath_type<scalar_t>;
+    const auto c = coefficients<T>(alpha, scale, input_scale);
     if (is_result) {
-      cpu::elementwise<scalar_t, 2>(iter, BackwardFromResultVecOp<T>{{static_cast<T>(alpha)}});
+      cpu::elementwise<scalar_t, 2>(iter, BackwardFromResultVecOp<T>{{c}});
     } else {
-      cpu::elementwise<scalar_t, 2>(iter, BackwardFromInputVecOp<T>{{static_cast<T>(alpha)}});
+      cpu::elementwise<scalar_t, 2>(iter, BackwardFromInputVecOp<T>{{c}});
     }
   });
 }

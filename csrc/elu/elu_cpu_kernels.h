@@ -7,8 +7,14 @@ namespace uaccel::elu_ops {
 
 struct CpuKernels {
   const char* capability;
-  void (*forward)(at::TensorIteratorBase& iter, double alpha);
-  void (*backward)(at::TensorIteratorBase& iter, double alpha, bool is_result);
+  // ATen's parameters: alpha, scale, input_scale (see elu_math.h).
+  void (*forward)(at::TensorIteratorBase& iter, const at::Scalar& alpha, const at::Scalar& scale, const at::Scalar& input_scale);
+  void (*backward)(
+      at::TensorIteratorBase& iter,
+      const at::Scalar& alpha,
+      const at::Scalar& scale,
+      const at::Scalar& input_scale,
+      bool is_result);
 };
 
 #define UACCEL_DECLARE_CPU_KERNELS(ISA) \
@@ -20,7 +26,7 @@ UACCEL_DECLARE_CPU_KERNELS(AVX2)
 UACCEL_DECLARE_CPU_KERNELS(AVX512)
 #undef UACCEL_DECLARE_CPU_KERNELS
 
-// The best set this CPU runs, capped by ATEN_CPU_CAPABILITY like ATen's own kernels.
+// The set for cpu::capability(): ATEN_CPU_CAPABILITY's request, never past what the CPU runs.
 const CpuKernels& cpu_kernels();
 
 } // namespace uaccel::elu_ops

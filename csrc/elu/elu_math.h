@@ -1,6 +1,10 @@
 #pragma once
-// ELU math, written once for the CPU and CUDA kernels. `T` is the math type: float for
+// ELU-family math, written once for the CPU and CUDA kernels. `T` is the math type: float for
 // float16/bfloat16/float32 inputs, double for float64.
+//
+// ATen's parametrisation, so ELU, SELU and CELU are one kernel:
+//   y = x > 0 ? scale * x : alpha * scale * expm1(input_scale * x)
+// ELU = (alpha, 1, 1), SELU = (1.6732632423543772, 1.0507009873554805, 1), CELU = (alpha, 1, 1/alpha).
 //
 // Branch conditions follow ATen so NaN propagates the same way: the forward sends NaN to
 // alpha * expm1(NaN) = NaN; the backward treats NaN `saved` as positive and passes the grad through.
@@ -15,25 +19,36 @@ C10_HOST_DEVICE inline double expm1_(double x) { return ::expm1(x); }
 C10_HOST_DEVICE inline float exp_(float x) { return ::expf(x); }
 C10_HOST_DEVICE inline double exp_(double x) { return ::exp(x); }
 
+// The three coefficients in the math type, named as ATen names them.
+template <typename T>
+struct Coefficients {
+  T negcoef;     // alpha * scale
+  T poscoef;     // scale
+  T negiptcoef;  // input_scale
+};
+
 // expm1, not exp(x) - 1: the latter loses every significant digit for |x| near 0.
 template <typename T>
 struct ForwardOp {
-  T alpha;
-  C10_HOST_DEVICE T operator()(T x) const { return x > T(0) ? x : alpha * expm1_(x); }
+  Coefficients<T> c;
+  C10_HOST_DEVICE T operator()(T x) const { return x > T(0) ? x * c.poscoef : c.negcoef * expm1_(x * c.negiptcoef); }
 };
 
-// saved = x:  dx = g where x > 0, else g * alpha * exp(x).
+// saved = x:  dx = g * scale where x > 0, else g * input_scale * alpha * scale * exp(input_scale * x).
 template <typename T>
 struct BackwardFromInputOp {
-  T alpha;
-  C10_HOST_DEVICE T operator()(T g, T x) const { return x <= T(0) ? g * alpha * exp_(x) : g; }
+  Coefficients<T> c;
+  C10_HOST_DEVICE T operator()(T g, T x) const {
+    return x <= T(0) ? g * c.negiptcoef * c.negcoef * exp_(x * c.negiptcoef) : g * c.poscoef;
+  }
 };
 
-// saved = y (alpha >= 0): alpha * exp(x) == y + alpha on the negative side, so no exp is needed.
+// saved = y (alpha >= 0): alpha * scale * exp(input_scale * x) == y + alpha * scale on the negative
+// side, so no exp is needed.
 template <typename T>
 struct BackwardFromResultOp {
-  T alpha;
-  C10_HOST_DEVICE T operator()(T g, T y) const { return y <= T(0) ? g * (y + alpha) : g; }
+  Coefficients<T> c;
+  C10_HOST_DEVICE T operator()(T g, T y) const { return y <= T(0) ? g * c.negiptcoef * (y + c.negcoef) : g * c.poscoef; }
 };
 
 } // namespace uaccel::elu_ops
