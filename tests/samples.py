@@ -62,3 +62,35 @@ def sample_inputs(device, dtype, requires_grad=False, *, differentiable=False, l
         cases.append(("special-values", special))
     for name, x in cases:
         yield Sample(x.detach().requires_grad_(requires_grad), name)
+
+
+@dataclass(frozen=True)
+class Activation:
+    """One member of the ELU family: ours and PyTorch's, called alike as fn(x, inplace=False)."""
+
+    name: str
+    ours: object
+    reference: object
+    has_inplace_grad: bool = True  # in place with autograd needs alpha >= 0, as for F.elu
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+def _family():
+    import torch.nn.functional as F
+
+    import torch_uaccel
+
+    def elu(alpha):
+        return Activation(f"elu({alpha})", lambda x, inplace=False: torch_uaccel.elu(x, alpha, inplace),
+                          lambda x, inplace=False: F.elu(x, alpha, inplace), has_inplace_grad=alpha >= 0)
+
+    def celu(alpha):
+        return Activation(f"celu({alpha})", lambda x, inplace=False: torch_uaccel.celu(x, alpha, inplace),
+                          lambda x, inplace=False: F.celu(x, alpha, inplace))
+
+    return [elu(0.1), elu(1.0), elu(-0.5), Activation("selu", torch_uaccel.selu, F.selu), celu(0.7), celu(2.0)]
+
+
+FAMILY = _family()

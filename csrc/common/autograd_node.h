@@ -51,6 +51,17 @@ inline void node_created([[maybe_unused]] const NodePtr<torch::autograd::Node>& 
 #endif
 }
 
+// After an in-place op: makes `node` the history of `self` and returns the node actually attached
+// (a CopySlices when `self` is a view), the one node-creation hooks must see.
+inline NodePtr<torch::autograd::Node> rebase_history(const at::Tensor& self, NodePtr<torch::autograd::Node> node) {
+#if UACCEL_TORCH_AT_LEAST(2, 14)
+  return torch::autograd::rebase_history(self, std::move(node));
+#else
+  torch::autograd::rebase_history(self, node);
+  return node;
+#endif
+}
+
 // The forward-mode tangent of `t` at level 0 (undefined when it has none), and its primal.
 inline at::Tensor tangent(const at::Tensor& t) {
   return t.defined() ? t._fw_grad(/*level=*/0) : at::Tensor();

@@ -187,7 +187,7 @@ void elu_inplace_autograd(
   }
   // ATen's ADInplaceOrView kernel does this for its in-place ops; for custom ops that key falls through.
   torch::autograd::increment_version(self);
-  auto attached = grad_fn ? torch::autograd::rebase_history(self, grad_fn) : nullptr;
+  const auto attached = grad_fn ? uaccel::autograd::rebase_history(self, grad_fn) : nullptr;
   if (self_t.defined()) {
     // The tangent is updated in place too, from the new primal (the output).
     const auto original_t = at::GradMode::is_enabled() ? self_t.clone() : self_t;

@@ -1,0 +1,285 @@
+"""The ELU family wherever F.elu/F.selu/F.celu work, with the same answers (float64 references):
+forward-mode AD, torch.func transforms, vmap through real batching rules, in-place forms, the
+nn modules, jagged nested tensors, and alpha under torch.compile."""
+import warnings
+
+import pytest
+import torch
+import torch.autograd.forward_ad as fwAD
+import torch.nn.functional as F
+from torch.func import functional_call, grad, hessian, jacfwd, jacrev, jvp, vjp, vmap
+
+import torch_uaccel
+from samples import FAMILY, FLOAT_DTYPES, sample_inputs
+
+
+def away_from_kink(*shape, device="cpu", seed=0):
+    """float64 values of both signs, at least 0.1 from 0 where the derivatives jump."""
+    x = torch.randn(*shape, dtype=torch.float64, generator=torch.Generator().manual_seed(seed))
+    return (x.sign() * (x.abs() + 0.1)).to(device)
+
+
+@pytest.fixture(params=FAMILY, ids=repr)
+def act(request):
+    return request.param
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_forward_matches_pytorch(device, act, dtype):
+    for sample in sample_inputs(device, dtype, large=False):
+        expected = act.reference(sample.x.double()).to(dtype)
+        torch.testing.assert_close(act.ours(sample.x), expected, equal_nan=True, msg=lambda m: f"{sample}: {m}")
+
+
+def test_gradcheck_forward_and_batched(device, act):
+    x = away_from_kink(3, 5, device=device).requires_grad_()
+    assert torch.autograd.gradcheck(act.ours, (x,), check_forward_ad=True, check_batched_grad=True,
+                                    check_batched_forward_grad=True)
+    assert torch.autograd.gradgradcheck(act.ours, (x,), check_fwd_over_rev=True, check_batched_grad=True)
+
+
+@pytest.mark.parametrize("alpha", [0.3, -0.5])
+def test_gradcheck_function_wrapper(device, alpha):
+    x = away_from_kink(7, device=device).requires_grad_()
+    fn = lambda t: torch_uaccel.ELUFunction.apply(t, alpha)  # noqa: E731
+    assert torch.autograd.gradcheck(fn, (x,), check_forward_ad=True, check_batched_grad=True,
+                                    check_batched_forward_grad=True)
+    assert torch.autograd.gradgradcheck(fn, (x,), check_batched_grad=True)
+
+
+@pytest.mark.parametrize("is_result", [True, False])
+@pytest.mark.parametrize("params", [(0.3, 1.0, 1.0), (1.6732632423543772, 1.0507009873554805, 1.0), (0.7, 1.0, 1 / 0.7)])
+def test_gradcheck_backward_op_forward_ad(device, params, is_result):
+    alpha, scale, input_scale = params
+    saved = away_from_kink(4, 3, device=device, seed=1)
+    if is_result:
+        saved = F.elu(saved, alpha)
+    fn = lambda g, s: torch.ops.uaccel.elu_backward(g, s, alpha, is_result, scale, input_scale)  # noqa: E731
+    args = (torch.randn_like(saved).requires_grad_(), saved.requires_grad_())
+    assert torch.autograd.gradcheck(fn, args, check_forward_ad=True, check_batched_grad=True,
+                                    check_batched_forward_grad=True)
+    assert torch.autograd.gradgradcheck(fn, args, check_fwd_over_rev=True)
+
+
+def _func_transforms():
+    """(name, transform) pairs: each maps a scalar-valued or elementwise fn to derivatives."""
+    return {
+        "grad": lambda f, x: grad(lambda t: f(t).sum())(x),
+        "vjp": lambda f, x: vjp(f, x)[1](torch.linspace(-1, 2, x.numel(), dtype=x.dtype).view_as(x))[0],
+        "jvp": lambda f, x: jvp(f, (x,), (torch.linspace(-1, 2, x.numel(), dtype=x.dtype).view_as(x),))[1],
+        "jacrev": lambda f, x: jacrev(f)(x),
+        "jacfwd": lambda f, x: jacfwd(f)(x),
+        "hessian": lambda f, x: hessian(lambda t: f(t).sum())(x),
+        "jacfwd(jacfwd)": lambda f, x: jacfwd(jacfwd(lambda t: f(t).sum()))(x),
+        "third grad": lambda f, x: grad(lambda t: grad(lambda u: grad(lambda v: f(v).sum())(u).sum())(t).sum())(x),
+    }
+
+
+@pytest.mark.parametrize("transform", list(_func_transforms()))
+def test_torch_func_matches_pytorch(device, act, transform):
+    apply = _func_transforms()[transform]
+    x = away_from_kink(6, device=device)
+    torch.testing.assert_close(apply(act.ours, x), apply(act.reference, x))
+
+
+def test_forward_ad_dual_tensors(device, act):
+    x = away_from_kink(9, device=device)
+    tangent = torch.randn_like(x)
+    for requires_grad in (False, True):  # the no-grad fast path must keep tangents too
+        with fwAD.dual_level():
+            ours = fwAD.unpack_dual(act.ours(fwAD.make_dual(x.clone().requires_grad_(requires_grad), tangent)))
+            theirs = fwAD.unpack_dual(act.reference(fwAD.make_dual(x.clone(), tangent)))
+            assert ours.tangent is not None
+            torch.testing.assert_close(ours.tangent, theirs.tangent)
+            torch.testing.assert_close(ours.primal, theirs.primal)
+
+
+@pytest.mark.parametrize("in_dim", [0, 1, -1])
+def test_vmap_uses_batching_rules_without_warning(device, act, in_dim):
+    x = away_from_kink(4, 5, 3, device=device)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the fallback warns "There is a performance drop"
+        torch.testing.assert_close(vmap(act.ours, in_dims=in_dim)(x), vmap(act.reference, in_dims=in_dim)(x))
+        nested = vmap(vmap(act.ours, in_dims=in_dim), in_dims=in_dim)
+        torch.testing.assert_close(nested(x), vmap(vmap(act.reference, in_dims=in_dim), in_dims=in_dim)(x))
+        for name, compose in {
+            "vmap(grad)": lambda f: vmap(grad(lambda t: f(t).sum())),
+            "grad(vmap)": lambda f: grad(lambda t: vmap(f)(t).sum()),
+            "vmap(jvp)": lambda f: vmap(lambda t: jvp(f, (t,), (torch.ones_like(t),))[1]),
+            "vmap(jacrev)": lambda f: vmap(jacrev(f)),
+        }.items():
+            torch.testing.assert_close(compose(act.ours)(x), compose(act.reference)(x), msg=name)
+
+
+@pytest.mark.parametrize("in_dims", [(0, 0), (0, None), (None, 1), (1, 0)])
+@pytest.mark.parametrize("is_result", [True, False])
+def test_vmap_backward_op(device, in_dims, is_result):
+    def batched(dim, seed):  # 3 samples of shape (5,), the batch at `dim` (None: one shared sample)
+        t = away_from_kink(3, 5, device=device, seed=seed)
+        return t[0] if dim is None else t.movedim(0, dim)
+
+    g, s = batched(in_dims[0], 2), batched(in_dims[1], 3)
+    if is_result:
+        s = F.elu(s, 0.4)
+    ours = vmap(lambda a, b: torch.ops.uaccel.elu_backward(a, b, 0.4, is_result), in_dims=in_dims)(g, s)
+    theirs = vmap(lambda a, b: torch.ops.aten.elu_backward(a, 0.4, 1, 1, is_result, b), in_dims=in_dims)(g, s)
+    torch.testing.assert_close(ours, theirs)
+
+
+def test_per_sample_gradients_through_functional_call(device):
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch_uaccel.ELU(0.5), torch.nn.Linear(8, 1)).double().to(device)
+    reference = torch.nn.Sequential(model[0], torch.nn.ELU(0.5), model[2])
+    params = {k: v.detach() for k, v in model.named_parameters()}
+    x, y = torch.randn(6, 4, dtype=torch.float64, device=device), torch.randn(6, 1, dtype=torch.float64, device=device)
+
+    def per_sample(net):
+        def loss(p, xi, yi):
+            return F.mse_loss(functional_call(net, p, (xi[None],)), yi[None])
+        return vmap(grad(loss), in_dims=(None, 0, 0))(params, x, y)
+
+    ours, theirs = per_sample(model), per_sample(reference)
+    for name in params:
+        torch.testing.assert_close(ours[name], theirs[name])
+
+
+def test_inplace_values_version_and_gradient(device, act):
+    x = away_from_kink(5, 4, device=device)
+    expected = act.reference(x.clone())
+    y = x.clone()
+    version = y._version
+    assert act.ours(y, inplace=True) is y
+    assert y._version > version  # autograd's in-place checks see the write
+    torch.testing.assert_close(y, expected)
+    if not act.has_inplace_grad:
+        return
+    leaf, ref_leaf = x.clone().requires_grad_(), x.clone().requires_grad_()
+    out = act.ours(leaf * 1, inplace=True)
+    ref_out = act.reference(ref_leaf * 1, inplace=True)
+    upstream = torch.randn_like(x)
+    out.backward(upstream)
+    ref_out.backward(upstream)
+    torch.testing.assert_close(leaf.grad, ref_leaf.grad)
+    with fwAD.dual_level():
+        tangent = torch.randn_like(x)
+        dual = fwAD.make_dual(x.clone(), tangent)
+        act.ours(dual, inplace=True)
+        ref_dual = fwAD.make_dual(x.clone(), tangent)
+        act.reference(ref_dual, inplace=True)
+        torch.testing.assert_close(fwAD.unpack_dual(dual).tangent, fwAD.unpack_dual(ref_dual).tangent)
+
+
+def test_inplace_refusals_match_pytorch(device):
+    leaf = torch.randn(4, device=device, requires_grad=True)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation"):
+        torch_uaccel.elu(leaf, 0.3, inplace=True)
+    with pytest.raises(RuntimeError, match=r"uaccel\.elu_: in place with autograd .* needs alpha >= 0.*got alpha=-0\.5"):
+        torch_uaccel.elu(leaf * 1, -0.5, inplace=True)
+    x = torch.randn(4, device=device)
+    y = x.clone()
+    torch_uaccel.elu(y, -0.5, inplace=True)  # without autograd a negative alpha is fine
+    torch.testing.assert_close(y, F.elu(x, -0.5))
+    view = torch.randn(4, device=device).expand(3, 4)
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor refers to a single memory location"):
+        torch_uaccel.elu(view, 0.3, inplace=True)
+
+
+def test_inplace_under_vmap(device):
+    x = away_from_kink(3, 4, device=device)
+    out = vmap(lambda t: torch_uaccel.elu(t, 0.3, inplace=True))(x.clone())
+    torch.testing.assert_close(out, F.elu(x, 0.3))
+
+
+def test_inplace_gradient_through_a_view(device):
+    x, ref = away_from_kink(4, 6, device=device).requires_grad_(), None
+    ref = x.detach().clone().requires_grad_()
+    for leaf, fn in ((x, torch_uaccel.elu), (ref, F.elu)):
+        base = leaf * 2
+        fn(base[:, 1:4], 0.5, inplace=True)
+        base.pow(2).sum().backward()
+    torch.testing.assert_close(x.grad, ref.grad)
+
+
+@pytest.mark.parametrize("cls, ours", [(torch.nn.ELU, torch_uaccel.ELU), (torch.nn.SELU, torch_uaccel.SELU),
+                                        (torch.nn.CELU, torch_uaccel.CELU)])
+@pytest.mark.parametrize("inplace", [False, True])
+def test_modules_are_drop_ins(device, cls, ours, inplace):
+    kwargs = {"inplace": inplace} if cls is torch.nn.SELU else {"alpha": 0.7, "inplace": inplace}
+    module, reference = ours(**kwargs), cls(**kwargs)
+    assert isinstance(module, cls) and module.inplace == inplace
+    assert repr(module) == repr(reference).replace(cls.__name__, ours.__name__)
+    x = away_from_kink(3, 4, device=device)
+    torch.testing.assert_close(module(x.clone()), reference(x.clone()))
+
+
+def test_jagged_nested_tensors(device, act):
+    parts = [away_from_kink(n, 3, device=device, seed=n) for n in (2, 5, 1)]
+
+    def run(fn):
+        nt = torch.nested.nested_tensor(parts, layout=torch.jagged, requires_grad=True)
+        out = fn(nt)
+        assert out.is_nested and out.layout == torch.jagged
+        (out.values() ** 2).sum().backward()
+        return out.values(), nt.grad.values()
+
+    for ours, theirs in zip(run(act.ours), run(act.reference)):
+        torch.testing.assert_close(ours, theirs)
+    nt = torch.nested.nested_tensor(parts, layout=torch.jagged)
+    act.ours(nt, inplace=True)
+    torch.testing.assert_close(nt.values(), act.reference(torch.cat(parts)))
+
+
+@pytest.mark.parametrize("op, args", [
+    (torch.ops.uaccel.elu.default, (1.6732632423543772, 1.0507009873554805, 1.0)),
+    (torch.ops.uaccel.elu.default, (0.7, 1.0, 1 / 0.7)),
+    (torch.ops.uaccel.elu_.default, (0.3,)),
+    (torch.ops.uaccel.elu_.default, (0.7, 1.0, 1 / 0.7)),
+])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_opcheck_family(device, op, args, dtype):
+    for sample in sample_inputs(device, dtype, large=False, differentiable=True):
+        if op is torch.ops.uaccel.elu_.default and not sample.x.is_contiguous():
+            continue  # opcheck writes into a clone, which is contiguous anyway
+        torch.library.opcheck(op, (sample.x.clone(),) + args)
+
+
+def test_tensor_and_out_of_range_alpha_are_refused():
+    with pytest.raises(TypeError, match=r"torch_uaccel\.elu: expected alpha to be a real number, but got Tensor"):
+        torch_uaccel.elu(torch.randn(3), torch.tensor(0.5, requires_grad=True))
+    with pytest.raises(RuntimeError, match="overflow"):
+        torch_uaccel.elu(torch.randn(3), 1e308)  # does not fit float32, as F.elu says
+    with pytest.raises(ValueError, match=r"torch_uaccel\.celu: expected a nonzero alpha"):
+        torch_uaccel.celu(torch.randn(3), 0.0)
+
+
+@pytest.mark.slow
+def test_compiling_over_alpha_does_not_recompile_per_value():
+    import torch._dynamo.testing
+
+    counter = torch._dynamo.testing.CompileCounter()
+    torch._dynamo.reset()
+    compiled = torch.compile(lambda t, a: torch_uaccel.elu(t, a), backend=counter, fullgraph=True)
+    x = torch.randn(16)
+    for alpha in [0.05 + 0.1 * i for i in range(9)]:
+        torch.testing.assert_close(compiled(x, alpha), F.elu(x, alpha))
+    assert counter.frame_count <= 2  # as F.elu: one static graph, then one with alpha symbolic
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_compile_fullgraph_every_op(device, act, dynamic):
+    torch._dynamo.reset()
+
+    def model(fn, x):
+        h = x * 2
+        return fn(fn(h) + 1, inplace=True) if act.has_inplace_grad else fn(h) + 1
+
+    compiled = torch.compile(lambda t: model(act.ours, t), fullgraph=True, dynamic=dynamic)
+    for rows in (8, 11):
+        xs = away_from_kink(rows, 3, device=device, seed=rows).requires_grad_()
+        ref = xs.detach().clone().requires_grad_()
+        out, expected = compiled(xs), model(act.reference, ref)
+        torch.testing.assert_close(out, expected)
+        out.sum().backward()
+        expected.sum().backward()
+        torch.testing.assert_close(xs.grad, ref.grad)
