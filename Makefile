@@ -31,7 +31,7 @@ TORCH_CMAKE_PREFIX = $(shell $(PY) -c 'import torch; print(torch.utils.cmake_pre
 CUDA_ROOT := $(firstword $(wildcard /usr/local/cuda))
 CMAKE_CUDA_ARGS := $(if $(CUDA_ROOT),-DCUDA_TOOLKIT_ROOT_DIR=$(CUDA_ROOT) -DCMAKE_CUDA_COMPILER=$(CUDA_ROOT)/bin/nvcc)
 cpp-test: $(VENV)/.deps
-	$(CMAKE_ENV) cmake -S . -B build/cmake -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$(TORCH_CMAKE_PREFIX)" $(CMAKE_CUDA_ARGS)
+	$(CMAKE_ENV) cmake -S . -B build/cmake -G Ninja -DCMAKE_BUILD_TYPE=Release -DUACCEL_BUILD_TESTS=ON -DCMAKE_PREFIX_PATH="$(TORCH_CMAKE_PREFIX)" $(CMAKE_CUDA_ARGS)
 	$(CMAKE_ENV) cmake --build build/cmake -j $(MAX_JOBS)
 	ctest --test-dir build/cmake --output-on-failure
 	cmake --install build/cmake --prefix build/prefix

@@ -283,3 +283,27 @@ def test_compile_fullgraph_every_op(device, act, dynamic):
         out.sum().backward()
         expected.sum().backward()
         torch.testing.assert_close(xs.grad, ref.grad)
+
+
+@pytest.mark.slow
+def test_compiled_autograd(act):
+    """The backward nodes trace under compiled autograd (torch._dynamo.compiled_autograd)."""
+    from torch._dynamo import compiled_autograd
+
+    torch._dynamo.reset()
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Identity(), torch.nn.Linear(8, 1)).double()
+    x = torch.randn(16, 4, dtype=torch.float64)
+
+    def grads(fn, compiled):
+        model.zero_grad()
+        model[1].forward = fn
+        if compiled:
+            with compiled_autograd._enable(torch.compile(backend="aot_eager")):
+                model(x).square().sum().backward()
+        else:
+            model(x).square().sum().backward()
+        return [p.grad.clone() for p in model.parameters()]
+
+    for ours, theirs in zip(grads(act.ours, compiled=True), grads(act.reference, compiled=False)):
+        torch.testing.assert_close(ours, theirs)

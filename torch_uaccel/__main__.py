@@ -9,7 +9,7 @@ import torch.nn.functional as F
 
 import torch_uaccel
 from torch_uaccel import memory
-from torch_uaccel.benchmark import elu_forward_row
+from torch_uaccel.benchmark import NOISY_SPREAD, contention, elu_forward_row
 
 DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 
@@ -27,6 +27,8 @@ def print_build() -> None:
           f"({info['cpu_kernels_reason']}); this CPU runs {', '.join(info['cpu_runnable'])}")
     for index in range(torch.cuda.device_count()):
         print(f"  cuda:{index}: {torch.cuda.get_device_name(index)}")
+    if info["cuda"] and not torch.cuda.is_available():
+        print("  CUDA checks and benchmarks: skipped, no CUDA device here (torch.cuda.is_available() is False)")
 
 
 def check_ops() -> bool:
@@ -81,15 +83,22 @@ def check_plumbing():
 
 
 def print_benchmark(quick: bool) -> None:
-    print("\nELU forward, median of torch.utils.benchmark (ratio > 1: uaccel faster than F.elu):")
+    seen = contention()
+    if seen:
+        torch.set_num_threads(1)
+        print(f"\nThe machine is contended ({seen}); timing with 1 thread instead.")
+    print(f"\nELU forward, median of torch.utils.benchmark, {torch.get_num_threads()} CPU thread(s) "
+          "(ratio > 1: uaccel faster than F.elu; '~' marks a spread over "
+          f"{NOISY_SPREAD:.0%} of the median, not to be trusted):")
     print(f"  {'device':6s} {'dtype':9s} {'elements':>10s} {'uaccel µs':>11s} {'F.elu µs':>10s} {'ratio':>7s} {'GB/s':>8s}")
     sizes = (2**16, 2**20) if quick else (2**16, 2**20, 2**24)
     for device in devices():
         for dtype in (torch.float32, torch.bfloat16):
             for numel in sizes:
                 row = elu_forward_row(device, dtype, numel, min_run_time=0.05 if quick else 0.2)
+                noisy = " ~" if row["spread"] > NOISY_SPREAD else ""
                 print(f"  {row['device']:6s} {row['dtype']:9s} {numel:>10d} {row['uaccel_us']:>11.1f} "
-                      f"{row['aten_us']:>10.1f} {row['speedup_vs_aten']:>7.2f} {row['uaccel_GBps']:>8.1f}")
+                      f"{row['aten_us']:>10.1f} {row['speedup_vs_aten']:>7.2f} {row['uaccel_GBps']:>8.1f}{noisy}")
 
 
 def main(argv=None) -> int:

@@ -71,6 +71,10 @@ def check_alignment(op: str, alignment: int) -> None:
 
 @torch.library.register_fake("uaccel::aligned_empty")
 def _aligned_empty_fake(size, *, alignment=64, dtype=None, device=None):
+    # A compiled graph allocates its own buffers: the alignment could not hold, so refuse the trace.
+    if torch.compiler.is_compiling():
+        raise RuntimeError("uaccel.aligned_empty: eager-only (a compiled graph allocates its own, unaligned "
+                           "buffers); allocate outside the compiled function and pass the tensor in")
     check_alignment("uaccel.aligned_empty", alignment)
     for dim in size:
         torch._check(dim >= 0, lambda: f"uaccel.aligned_empty: expected sizes >= 0, but got {list(size)}")

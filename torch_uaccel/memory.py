@@ -29,18 +29,74 @@ __all__ = [
 _STAT_NAMES = ("allocated_bytes", "peak_bytes", "allocations", "frees", "cached_bytes", "alignment")
 
 
-def aligned_empty(size, *, alignment: int = 64, dtype=None, device=None) -> torch.Tensor:
+_INT64_MAX = 2**63 - 1
+
+
+def _int64(fn: str, name: str, value) -> int:
+    """An int that fits the ops' 64-bit argument (the range itself is checked by the op)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{fn}: expected {name} to be an int, but got {type(value).__name__} ({value!r})")
+    if not -_INT64_MAX - 1 <= value <= _INT64_MAX:
+        raise ValueError(f"{fn}: expected {name} to fit in 64 bits, but got {value}")
+    return value
+
+
+def _sizes(fn: str, size: tuple) -> list:
+    """torch.empty's forms: aligned_empty(2, 3) or aligned_empty((2, 3)) / ([2, 3]) / (torch.Size)."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list, torch.Size)):
+        size = tuple(size[0])
+    for dim in size:
+        if isinstance(dim, bool) or not isinstance(dim, (int, torch.SymInt)):
+            raise TypeError(f"{fn}: expected sizes to be ints, but got {type(dim).__name__} ({dim!r}) in {size!r}")
+    return list(size)
+
+
+def _available_device(fn: str, device) -> torch.device:
+    """A device this process has, with the CUDA index filled in; an absent one is an error naming it."""
+    try:
+        device = torch.device(device)
+    except (RuntimeError, TypeError) as error:
+        raise ValueError(f"{fn}: expected a device such as 'cpu' or 'cuda:0', but got {device!r} ({error})") from None
+    if device.type == "cuda":
+        count = torch.cuda.device_count()
+        index = device.index if device.index is not None else (torch.cuda.current_device() if count else 0)
+        if index >= count:
+            raise RuntimeError(f"{fn}: expected an available device, but got {device} "
+                               f"({count} CUDA device(s) here{'' if count else ': torch.cuda.is_available() is False'})")
+        return torch.device("cuda", index)
+    if device.type != "cpu":
+        raise RuntimeError(f"{fn}: expected a cpu or cuda device, but got {device}")
+    return device
+
+
+def aligned_empty(*size, alignment: int = 64, dtype=None, device=None, requires_grad: bool = False) -> torch.Tensor:
     """An uninitialised contiguous tensor whose ``data_ptr()`` is a multiple of ``alignment``
-    (a power of two, 1 B to 1 GiB). Its storage cannot be resized (that would drop the alignment)."""
-    if isinstance(size, int):
-        size = (size,)
-    return torch.ops.uaccel.aligned_empty(list(size), alignment=alignment, dtype=dtype, device=device)
+    (a power of two, 1 B to 1 GiB). Sizes as for ``torch.empty``: ``aligned_empty(2, 3)`` or
+    ``aligned_empty((2, 3))``. Its storage cannot be resized (that would drop the alignment).
+
+    Eager-only: a compiled graph allocates its own buffers, which would not keep the alignment, so
+    tracing it (torch.compile, torch.export) is refused with an error rather than silently unaligned.
+    """
+    fn = "uaccel.aligned_empty"
+    if torch.compiler.is_compiling():
+        raise RuntimeError(f"{fn}: eager-only (a compiled graph allocates its own, unaligned buffers); "
+                           "allocate outside the compiled function and pass the tensor in")
+    sizes = _sizes(fn, size)
+    _int64(fn, "alignment", alignment)
+    if dtype is not None and not isinstance(dtype, torch.dtype):
+        raise TypeError(f"{fn}: expected dtype to be a torch.dtype, but got {type(dtype).__name__} ({dtype!r})")
+    if dtype is not None and str(dtype).removeprefix("torch.").startswith(("qint", "quint", "bits")):
+        raise TypeError(f"{fn}: expected a numeric dtype, but got {dtype}")
+    if device is not None:
+        device = _available_device(fn, device)
+    out = torch.ops.uaccel.aligned_empty(sizes, alignment=alignment, dtype=dtype, device=device)
+    return out.requires_grad_(requires_grad) if requires_grad else out
 
 
 def install(alignment: int = 64) -> None:
     """Make the uaccel allocator PyTorch's CPU allocator (``c10::SetCPUAllocator``). Nestable:
     each ``uninstall()`` restores exactly what the matching ``install`` replaced."""
-    torch.ops.uaccel.cpu_allocator_install(alignment)
+    torch.ops.uaccel.cpu_allocator_install(_int64("uaccel.cpu_allocator_install", "alignment", alignment))
 
 
 def uninstall() -> None:
@@ -58,30 +114,24 @@ def cpu_allocator(alignment: int = 64):
         uninstall()
 
 
-def _device(device) -> torch.device:
-    device = torch.device(device)
-    if device.type == "cuda" and device.index is None:
-        device = torch.device("cuda", torch.cuda.current_device() if torch.cuda.is_available() else 0)
-    return device
-
-
 def stats(device="cpu") -> dict:
     """allocated_bytes (live), peak_bytes, allocations, frees, cached_bytes, alignment."""
-    return dict(zip(_STAT_NAMES, torch.ops.uaccel.memory_stats(_device(device))))
+    device = _available_device("uaccel.memory.stats", device)
+    return dict(zip(_STAT_NAMES, torch.ops.uaccel.memory_stats(device)))
 
 
 def reset_peak_stats(device="cpu") -> None:
-    torch.ops.uaccel.memory_reset_peak_stats(_device(device))
+    torch.ops.uaccel.memory_reset_peak_stats(_available_device("uaccel.memory.reset_peak_stats", device))
 
 
 def empty_cache(device="cpu") -> None:
     """Give every cached free block back to the system."""
-    torch.ops.uaccel.memory_empty_cache(_device(device))
+    torch.ops.uaccel.memory_empty_cache(_available_device("uaccel.memory.empty_cache", device))
 
 
 def set_cache_limit(nbytes: int) -> None:
     """Most bytes of freed CPU blocks kept for reuse (default 256 MiB); 0 disables the cache."""
-    torch.ops.uaccel.cpu_allocator_set_cache_limit(nbytes)
+    torch.ops.uaccel.cpu_allocator_set_cache_limit(_int64("uaccel.cpu_allocator_set_cache_limit", "nbytes", nbytes))
 
 
 @dataclass(frozen=True)
@@ -111,7 +161,10 @@ class track:
         return self
 
     def __exit__(self, exc_type, exc, tb):
-        sizes, devices, where = torch.ops.uaccel.memory_track_end(self._token)
+        if self._token is None:
+            raise RuntimeError("uaccel.memory.track: __exit__ without __enter__; use it as `with track() as t:`")
+        token, self._token = self._token, None
+        sizes, devices, where = torch.ops.uaccel.memory_track_end(token)
         self.leaks = [Leak(s, d, w) for s, d, w in zip(sizes, devices, where)]
         if self.raise_on_leak and self.leaks and exc_type is None:
             total = sum(leak.size for leak in self.leaks)

@@ -7,9 +7,15 @@
 //
 // torch 2.13 moved nodes from std::shared_ptr to c10::intrusive_ptr, and 2.14 added node-creation
 // hooks; everything version-dependent is in this file.
+#include <ATen/TensorOperators.h>
 #include <torch/csrc/autograd/VariableTypeUtils.h>
 #include <torch/csrc/autograd/function.h>
+#include <torch/csrc/dynamo/compiled_autograd.h>
 #include <torch/version.h>
+
+#include <mutex>
+#include <string>
+#include <unordered_set>
 
 #define UACCEL_TORCH_AT_LEAST(major, minor) \
   (TORCH_VERSION_MAJOR > (major) || (TORCH_VERSION_MAJOR == (major) && TORCH_VERSION_MINOR >= (minor)))
@@ -60,6 +66,44 @@ inline NodePtr<torch::autograd::Node> rebase_history(const at::Tensor& self, Nod
   torch::autograd::rebase_history(self, node);
   return node;
 #endif
+}
+
+// Compiled autograd runs a node's backward as a call it traces from Python: binds `fn`, a pure
+// function of the incoming grads and packed arguments (saved tensors already swapped for the
+// compiler's proxies), and calls it. `name` must be unique to the node type.
+inline torch::autograd::variable_list call_compiled(
+    torch::autograd::Node& node,
+    torch::autograd::SwapSavedVariables& swap,
+    const std::string& name,
+    torch::autograd::functional_apply_t fn,
+    const torch::autograd::variable_list& grads,
+    const std::vector<c10::IValue>& args) {
+  std::vector<at::TypePtr> schema;
+  for (const auto& arg : args) {
+    schema.emplace_back(arg.isTensor() ? at::TensorType::get() : arg.type());
+  }
+  const auto& compiler = torch::dynamo::autograd::getPyCompilerInterface();
+  {
+    // Bound once per process, as the generated nodes do: the Python side keeps one global namespace.
+    static std::mutex mutex;
+    static std::unordered_set<std::string> bound;
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (bound.insert(name).second) {
+      compiler->bind_function(swap.get_py_compiler(), name, std::move(fn), schema);
+    }
+  }
+  const auto output_metadata = torch::dynamo::autograd::IValuePacker<std::vector<std::optional<torch::autograd::InputMetadata>>>::pack(
+      torch::dynamo::autograd::get_input_metadata(node.next_edges()));
+  return compiler->call_function(swap.get_py_compiler(), "apply_functional", name, grads, args, output_metadata);
+}
+
+// Which of the node's inputs need a gradient, as compiled autograd's packed arguments carry it.
+inline c10::List<bool> needs_input_grad(torch::autograd::Node& node) {
+  c10::List<bool> needs;
+  for (size_t i = 0; i < node.num_outputs(); ++i) {
+    needs.push_back(node.task_should_compute_output(i));
+  }
+  return needs;
 }
 
 // The forward-mode tangent of `t` at level 0 (undefined when it has none), and its primal.

@@ -20,7 +20,25 @@ bool byte_ranges_meet(const at::Tensor& a, const at::Tensor& b) {
   return a_start < b_end && b_start < a_end;
 }
 
+std::string tensor_kind(const at::Tensor& t) {
+  return t.is_nested() ? "nested" : t.is_quantized() ? "quantized" : c10::str(t.layout());
+}
+
+void check_dense(const char* name, const at::Tensor& t) {
+  TORCH_CHECK(t.layout() == at::kStrided && !t.is_nested() && !t.is_quantized(), kOp, ": expected ", name,
+              " to be a dense (strided) tensor, but got a ", tensor_kind(t), " tensor");
+}
+
 } // namespace
+
+void check_copy_operands(const at::Tensor& dst, const at::Tensor& src) {
+  check_dense("dst", dst);
+  check_dense("src", src);
+  const bool cpu_and_cuda = (dst.is_cpu() && src.is_cuda()) || (dst.is_cuda() && src.is_cpu());
+  TORCH_CHECK(dst.device() == src.device() || cpu_and_cuda, kOp,
+              ": expected dst and src on the same device, or one on the CPU and one on CUDA, but got ", dst.device(),
+              " and ", src.device());
+}
 
 void check_copy_args(const at::Tensor& dst, const at::Tensor& src) {
   TORCH_CHECK(dst.scalar_type() == src.scalar_type(), kOp, ": expected dst and src to have the same dtype, but got ",

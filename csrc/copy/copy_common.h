@@ -11,6 +11,11 @@ namespace uaccel::copy {
 
 constexpr const char* kOp = "uaccel.async_copy_";
 
+// Before dispatch (the Autograd kernel): dense tensors (no sparse, quantized or nested ones, which
+// would otherwise meet the dispatcher's generic "could not run" error) on devices a kernel serves:
+// the same device, or the CPU and a CUDA device.
+void check_copy_operands(const at::Tensor& dst, const at::Tensor& src);
+
 // Same dtype and shape; dst not self-overlapping; dst and src not sharing bytes.
 void check_copy_args(const at::Tensor& dst, const at::Tensor& src);
 

@@ -10,6 +10,8 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/library.h>
 
+#include <array>
+
 #include <uaccel/elu.h>
 
 #include "common/autograd_node.h"
@@ -32,6 +34,12 @@ struct Parameters {
 // The output determines the gradient (so the backward saves y, needs no exp, and the input can be
 // freed) when y <= 0 exactly where x <= 0 and y + alpha * scale is recoverable: alpha >= 0,
 // scale > 0, input_scale >= 0. True for ELU with alpha >= 0, SELU, and CELU.
+void collect(torch::autograd::CompiledNodeArgs& args, const Parameters& p) {
+  args.collect(p.alpha);
+  args.collect(p.scale);
+  args.collect(p.input_scale);
+}
+
 bool output_determines_gradient(const Parameters& p) {
   return p.alpha.to<double>() >= 0 && p.scale.to<double>() > 0 && p.input_scale.to<double>() >= 0;
 }
@@ -53,10 +61,18 @@ at::Tensor backward_wrt_saved(const at::Tensor& h, const at::Tensor& saved, cons
 struct UaccelEluBackward : torch::autograd::TraceableFunction {
   variable_list apply(variable_list&& grads) override {
     std::lock_guard<std::mutex> lock(mutex_);
+    const auto saved = saved_.unpack(is_result ? uaccel::autograd::owner(*this) : nullptr);
+    return compute(grads, {task_should_compute_output(0)}, saved, parameters, is_result);
+  }
+  static variable_list compute(
+      const variable_list& grads,
+      std::array<bool, 1> needs,
+      const at::Tensor& saved,
+      const Parameters& p,
+      bool is_result) {
     variable_list grad_inputs(1);
-    if (grads[0].defined() && task_should_compute_output(0)) {
-      const auto saved = saved_.unpack(is_result ? uaccel::autograd::owner(*this) : nullptr);
-      grad_inputs[0] = backward(grads[0], saved, parameters, is_result);
+    if (grads[0].defined() && needs[0]) {
+      grad_inputs[0] = backward(grads[0], saved, p, is_result);
     }
     return grad_inputs;
   }
@@ -64,6 +80,25 @@ struct UaccelEluBackward : torch::autograd::TraceableFunction {
   void release_variables() override {
     std::lock_guard<std::mutex> lock(mutex_);
     saved_.reset_data();
+  }
+  void compiled_args(torch::autograd::CompiledNodeArgs& args) const override {
+    args.collect(saved_, is_result);
+    collect(args, parameters);
+    args.collect(is_result);
+  }
+  // The packed arguments have one schema per node type for the process: scalars always as double.
+  variable_list apply_with_saved(const variable_list& grads, torch::autograd::SwapSavedVariables& swap) override {
+    swap.before(saved_);
+    const std::vector<c10::IValue> args{
+        uaccel::autograd::needs_input_grad(*this), saved_.unpack(), parameters.alpha.toDouble(),
+        parameters.scale.toDouble(), parameters.input_scale.toDouble(), is_result};
+    auto result = uaccel::autograd::call_compiled(*this, swap, name(), &compute_packed, grads, args);
+    swap.after(saved_);
+    return result;
+  }
+  static variable_list compute_packed(const variable_list& grads, const std::vector<c10::IValue>& args) {
+    return compute(grads, {args[0].toBoolList().get(0)}, args[1].toTensor(),
+                   {args[2].toDouble(), args[3].toDouble(), args[4].toDouble()}, args[5].toBool());
   }
 
   Parameters parameters;
@@ -75,17 +110,26 @@ struct UaccelEluBackward : torch::autograd::TraceableFunction {
 struct UaccelEluBackwardBackward : torch::autograd::TraceableFunction {
   variable_list apply(variable_list&& grads) override {
     std::lock_guard<std::mutex> lock(mutex_);
+    return compute(grads, {task_should_compute_output(0), task_should_compute_output(1)}, grad_output_.unpack(),
+                   saved_.unpack(), parameters, is_result);
+  }
+  static variable_list compute(
+      const variable_list& grads,
+      std::array<bool, 2> needs,
+      const at::Tensor& grad_output,
+      const at::Tensor& saved,
+      const Parameters& p,
+      bool is_result) {
     variable_list grad_inputs(2);
     const auto& grad = grads[0];
     if (!grad.defined()) {
       return grad_inputs;
     }
-    const auto saved = saved_.unpack();
-    if (task_should_compute_output(0)) {
-      grad_inputs[0] = backward(grad, saved, parameters, is_result);
+    if (needs[0]) {
+      grad_inputs[0] = backward(grad, saved, p, is_result);
     }
-    if (task_should_compute_output(1)) {
-      grad_inputs[1] = backward_wrt_saved(grad * grad_output_.unpack(), saved, parameters, is_result);
+    if (needs[1]) {
+      grad_inputs[1] = backward_wrt_saved(grad * grad_output, saved, p, is_result);
     }
     return grad_inputs;
   }
@@ -94,6 +138,28 @@ struct UaccelEluBackwardBackward : torch::autograd::TraceableFunction {
     std::lock_guard<std::mutex> lock(mutex_);
     grad_output_.reset_data();
     saved_.reset_data();
+  }
+  void compiled_args(torch::autograd::CompiledNodeArgs& args) const override {
+    args.collect(grad_output_, false);
+    args.collect(saved_, false);
+    collect(args, parameters);
+    args.collect(is_result);
+  }
+  variable_list apply_with_saved(const variable_list& grads, torch::autograd::SwapSavedVariables& swap) override {
+    swap.before(grad_output_);
+    swap.before(saved_);
+    const std::vector<c10::IValue> args{
+        uaccel::autograd::needs_input_grad(*this), grad_output_.unpack(), saved_.unpack(),
+        parameters.alpha.toDouble(), parameters.scale.toDouble(), parameters.input_scale.toDouble(), is_result};
+    auto result = uaccel::autograd::call_compiled(*this, swap, name(), &compute_packed, grads, args);
+    swap.after(grad_output_);
+    swap.after(saved_);
+    return result;
+  }
+  static variable_list compute_packed(const variable_list& grads, const std::vector<c10::IValue>& args) {
+    const auto needs = args[0].toBoolList();
+    return compute(grads, {needs.get(0), needs.get(1)}, args[1].toTensor(), args[2].toTensor(),
+                   {args[3].toDouble(), args[4].toDouble(), args[5].toDouble()}, args[6].toBool());
   }
 
   Parameters parameters;

@@ -40,13 +40,13 @@ Vectorized<T> expm1_nonpositive(Vectorized<T> x) {
 template <typename T>
 struct ForwardVecOp : ForwardOp<T> {
   Vectorized<T> vec(Vectorized<T> x) const {
-    const auto positive = x > Vectorized<T>(T(0));
+    const auto nonnegative = x >= Vectorized<T>(T(0));  // NaN lanes take the negative side: NaN
     const Vectorized<T> poscoef(this->c.poscoef);
-    if (positive.zero_mask() == 0) {
+    if (nonnegative.zero_mask() == 0) {
       return x * poscoef;
     }
     const auto negative = Vectorized<T>(this->c.negcoef) * expm1_nonpositive(x * Vectorized<T>(this->c.negiptcoef));
-    return Vectorized<T>::blendv(negative, x * poscoef, positive);
+    return Vectorized<T>::blendv(negative, x * poscoef, nonnegative);
   }
 };
 

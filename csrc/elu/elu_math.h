@@ -6,8 +6,9 @@
 //   y = x > 0 ? scale * x : alpha * scale * expm1(input_scale * x)
 // ELU = (alpha, 1, 1), SELU = (1.6732632423543772, 1.0507009873554805, 1), CELU = (alpha, 1, 1/alpha).
 //
-// Branch conditions follow ATen so NaN propagates the same way: the forward sends NaN to
-// alpha * expm1(NaN) = NaN; the backward treats NaN `saved` as positive and passes the grad through.
+// Branch conditions follow ATen's results: the forward passes zeros of either sign through as
+// scale * x (so elu(0, alpha=inf) is 0, not inf * 0 = NaN) and NaN stays NaN; the backward treats
+// NaN `saved` as positive and passes the grad through.
 #include <c10/macros/Macros.h>
 
 #include <math.h>
@@ -31,7 +32,7 @@ struct Coefficients {
 template <typename T>
 struct ForwardOp {
   Coefficients<T> c;
-  C10_HOST_DEVICE T operator()(T x) const { return x > T(0) ? x * c.poscoef : c.negcoef * expm1_(x * c.negiptcoef); }
+  C10_HOST_DEVICE T operator()(T x) const { return x < T(0) ? c.negcoef * expm1_(x * c.negiptcoef) : x * c.poscoef; }
 };
 
 // saved = x:  dx = g * scale where x > 0, else g * input_scale * alpha * scale * exp(input_scale * x).
