@@ -63,7 +63,64 @@ CATALOGUE = [
      r"uaccel\.host_unregister: expected the id of an open registration, but got 123456789"),
     ("cuda_pool-without-cuda", lambda: memory.cuda_pool(4096), RuntimeError,
      r"uaccel\.cuda_pool: expected a CUDA (device|build of torch_uaccel)"),
+    # Arguments that used to get the dispatcher's words.
+    ("aligned_empty-huge-alignment", lambda: memory.aligned_empty(10, alignment=2**63), ValueError,
+     r"uaccel\.aligned_empty: expected alignment to fit in 64 bits, but got 9223372036854775808"),
+    ("aligned_empty-string-size", lambda: memory.aligned_empty("10"), TypeError,
+     r"uaccel\.aligned_empty: expected sizes to be ints, but got str \('10'\)"),
+    ("aligned_empty-float-size", lambda: memory.aligned_empty(10.5), TypeError,
+     r"uaccel\.aligned_empty: expected sizes to be ints, but got float \(10\.5\)"),
+    ("aligned_empty-string-dtype", lambda: memory.aligned_empty(10, dtype="float32"), TypeError,
+     r"uaccel\.aligned_empty: expected dtype to be a torch\.dtype, but got str \('float32'\)"),
+    ("aligned_empty-quantized-dtype", lambda: memory.aligned_empty(10, dtype=torch.qint8), TypeError,
+     r"uaccel\.aligned_empty: expected a numeric dtype, but got torch\.qint8"),
+    ("aligned_empty-bad-device", lambda: memory.aligned_empty(10, device="gpu"), ValueError,
+     r"uaccel\.aligned_empty: expected a device such as 'cpu' or 'cuda:0', but got 'gpu'"),
+    ("cache-limit-huge", lambda: memory.set_cache_limit(2**70), ValueError,
+     r"uaccel\.cpu_allocator_set_cache_limit: expected nbytes to fit in 64 bits, but got 1180591620717411303424"),
+    ("track-exit-without-enter", lambda: memory.track().__exit__(None, None, None), RuntimeError,
+     r"uaccel\.memory\.track: __exit__ without __enter__"),
+    ("register_host-sparse", lambda: torch_uaccel.register_host(torch.eye(3).to_sparse()), TypeError,
+     r"uaccel\.register_host: expected a dense \(strided\) CPU tensor, but got a sparse_coo tensor"),
+    ("register_host-quantized", lambda: torch_uaccel.register_host(torch.quantize_per_tensor(torch.ones(4), 0.1, 0, torch.qint8)),
+     TypeError, r"uaccel\.register_host: expected a dense \(strided\) CPU tensor, but got a quantized tensor"),
+    ("async_copy-sparse", lambda: torch_uaccel.async_copy(x, torch.ones(4, 5).to_sparse()), RuntimeError,
+     r"uaccel\.async_copy_: expected src to be a dense \(strided\) tensor, but got a Sparse tensor"),
+    ("async_copy-meta-src", lambda: torch_uaccel.async_copy(x, torch.empty(4, 5, device="meta")), RuntimeError,
+     r"uaccel\.async_copy_: expected dst and src on the same device, or one on the CPU and one on CUDA, but got cpu and meta"),
+    ("async_copy-into-leaf-requiring-grad", lambda: torch_uaccel.async_copy(torch.zeros(4, 5, requires_grad=True), x), RuntimeError,
+     r"uaccel\.async_copy_: is not differentiable; .* but got dst\.requires_grad=True"),
+    ("async_copy-from-grad", lambda: torch_uaccel.async_copy(torch.zeros(4, 5), x.clone().requires_grad_()), RuntimeError,
+     r"uaccel\.async_copy_: is not differentiable; .* src\.requires_grad=True"),
+    ("elu-tensor-alpha", lambda: torch_uaccel.elu(x, torch.tensor(0.5, requires_grad=True)), TypeError,
+     r"torch_uaccel\.elu: expected alpha to be a real number, but got Tensor"),
+    ("elu-alpha-overflows-float32", lambda: torch_uaccel.elu(x, 1e308), RuntimeError, r"overflow"),
 ]
+
+
+def test_async_copy_into_an_inference_tensor_outside_inference_mode():
+    with torch.inference_mode():
+        dst = torch.zeros(4, 5)
+    with pytest.raises(RuntimeError, match="Inplace update to inference tensor outside InferenceMode"):
+        torch_uaccel.async_copy(dst, x)
+    assert not dst.any()  # refused before the write
+    with torch.inference_mode():
+        torch_uaccel.async_copy(dst, x)  # inside inference_mode it is allowed, as for copy_
+    assert torch.equal(dst, x)
+
+
+def test_absent_cuda_device_in_aligned_empty():
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA")
+    with pytest.raises(RuntimeError, match=r"uaccel\.aligned_empty: expected an available device, but got cuda"):
+        memory.aligned_empty(10, device="cuda")
+
+
+def test_elu_of_zero_with_infinite_alpha_is_zero_as_f_elu():
+    zeros = torch.tensor([0.0, -0.0])
+    out = torch_uaccel.elu(zeros, float("inf"))
+    expected = torch.nn.functional.elu(zeros, float("inf"))
+    assert torch.equal(out, expected) and torch.equal(out.signbit(), expected.signbit())
 
 
 @pytest.mark.parametrize("name, call, error_type, pattern", CATALOGUE, ids=[c[0] for c in CATALOGUE])

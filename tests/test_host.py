@@ -2,6 +2,8 @@
 a CUDA device, visible as VmLck), reference counting of shared pages, lifetimes, errors, threads."""
 import mmap
 import resource
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -175,3 +177,37 @@ def test_eight_threads_register_and_close_distinct_and_overlapping_buffers(mlock
 
     run_threads(work, 8)
     assert vmlck_kib() == base
+
+
+USE_AFTER_FREE = """
+import mmap, torch, torch_uaccel
+mapped = mmap.mmap(-1, 8192)
+reg = torch_uaccel.register_host(mapped)
+try:
+    mapped.close()
+except BufferError:
+    pass
+reg.host[0] = 1  # after a successful close this was a SIGSEGV
+grown = bytearray(4096)
+reg2 = torch_uaccel.register_host(grown)
+try:
+    grown.extend(bytes(1 << 20))
+except BufferError:
+    pass
+reg2.host[100] = 5  # after a successful extend this corrupted the heap
+kept = reg.host
+reg.close()
+try:
+    mapped.close()
+except BufferError:
+    pass
+kept[1] = 2  # a view kept past close() still holds the export
+print("survived", int(kept[0]), int(kept[1]), grown[100])
+"""
+
+
+def test_owner_cannot_free_memory_under_a_registration_in_a_child_process():
+    """Run in a child so that a regression (a crash) fails this test instead of killing the run."""
+    done = subprocess.run([sys.executable, "-c", USE_AFTER_FREE], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, f"child died with {done.returncode}: {done.stderr[-2000:]}"
+    assert done.stdout.split() == ["survived", "1", "2", "5"]

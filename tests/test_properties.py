@@ -2,6 +2,7 @@
 (permute, stepped slices, expand), dtypes, special values and alphas, against ATen, copy_ and NumPy.
 Bounded for CI; UACCEL_HYPOTHESIS_PROFILE=long runs many more examples."""
 import os
+import re
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import torch_uaccel
+from torch_uaccel import memory
 
 settings.register_profile("ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("long", max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -107,3 +109,40 @@ def test_registration_of_random_buffers_and_slices(nbytes, start, length):
 def test_elu_on_arbitrary_floats(dtype, values, alpha):
     x = torch.tensor(values, dtype=dtype)
     torch.testing.assert_close(torch_uaccel.elu(x, alpha), F.elu(x.double(), alpha).to(dtype), equal_nan=True)
+
+
+# Values of every wrong kind (and some right ones): the public API must answer each with our error
+# (naming the function) or accept it, never with the dispatcher's or Python's generic words.
+ANY_VALUE = st.one_of(
+    st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=6), st.lists(st.integers(-3, 3), max_size=3), st.binary(max_size=8),
+    st.sampled_from([torch.float32, torch.qint8, torch.bits8, torch.device("meta"), torch.tensor(0.5), object()]),
+)
+
+
+def _register_and_close(value):
+    torch_uaccel.register_host(value).close()
+
+
+PUBLIC_CALLS = {
+    "aligned_empty(size)": lambda v: memory.aligned_empty(v),
+    "aligned_empty(alignment)": lambda v: memory.aligned_empty(4, alignment=v),
+    "aligned_empty(dtype)": lambda v: memory.aligned_empty(4, dtype=v),
+    "aligned_empty(device)": lambda v: memory.aligned_empty(4, device=v),
+    "stats(device)": lambda v: memory.stats(v),
+    "empty_cache(device)": lambda v: memory.empty_cache(v),
+    "register_host": _register_and_close,
+    "elu(alpha)": lambda v: torch_uaccel.elu(torch.randn(3), v),
+    "celu(alpha)": lambda v: torch_uaccel.celu(torch.randn(3), v),
+    "async_copy(src)": lambda v: torch_uaccel.async_copy(torch.zeros(3), v),
+}
+OUR_ERROR = re.compile(r"^(torch_)?uaccel\.[\w.]+: |value cannot be converted to type \w+ without overflow")
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(call=st.sampled_from(sorted(PUBLIC_CALLS)), value=ANY_VALUE)
+def test_wrong_arguments_get_only_our_errors(call, value):
+    try:
+        PUBLIC_CALLS[call](value)
+    except (TypeError, ValueError, RuntimeError) as error:
+        assert OUR_ERROR.search(str(error)), f"{call}({value!r}) answered {type(error).__name__}: {error}"

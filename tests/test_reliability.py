@@ -1,6 +1,7 @@
 """Concurrency and leak soak across every op, the allocator hook, track() and registration.
 UACCEL_SOAK_ITERATIONS (default 2000) sets the soak length; the issue's long run is 100000."""
 import gc
+import mmap
 import os
 import threading
 import time
@@ -72,6 +73,28 @@ def test_long_ops_release_the_gil():
     assert during > 0, "no Python thread ran while the op ran: the GIL was held"
 
 
+def owner_closed_resized_and_collected_around_registrations():
+    """The owner tries to free, close or resize its memory while registered (refused), and may once
+    the registration and its views are gone; an owner only the registration holds is collected."""
+    mapped = mmap.mmap(-1, 2 * 4096)
+    reg = torch_uaccel.register_host(mapped)
+    with pytest.raises(BufferError):
+        mapped.close()
+    reg.host[0] = 1
+    reg.close()
+    mapped.close()
+    grown = bytearray(5000)
+    with torch_uaccel.register_host(grown) as reg:
+        with pytest.raises(BufferError):
+            grown.extend(b"x" * 4096)
+        reg.host[-1] = 2
+    grown.extend(b"x")
+    orphan = torch_uaccel.register_host(bytearray(4096))
+    host = orphan.host
+    del orphan  # the registration closes on collection; the view keeps the bytes (and export) alive
+    host[0] = 3
+
+
 def test_soak_every_op_registration_and_hook_install():
     memory.empty_cache()
     gc.collect()
@@ -89,6 +112,7 @@ def test_soak_every_op_registration_and_hook_install():
         memory.aligned_empty(300, alignment=64)
         with torch_uaccel.register_host(buffer):
             pass
+        owner_closed_resized_and_collected_around_registrations()
         memory.install(64)
         torch.empty(100)
         memory.uninstall()

@@ -12,5 +12,8 @@ def async_copy(dst: torch.Tensor, src: torch.Tensor) -> torch.Tensor:
     the result after synchronising that stream, as with any asynchronous CUDA work. With both
     tensors on the CPU it is a parallel copy, finished when it returns.
     """
+    for name, value in (("dst", dst), ("src", src)):
+        if not isinstance(value, torch.Tensor):
+            raise TypeError(f"uaccel.async_copy: expected {name} to be a tensor, but got {type(value).__name__} ({value!r})")
     torch.ops.uaccel.async_copy_(dst, src)
     return dst

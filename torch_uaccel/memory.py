@@ -14,6 +14,7 @@ programs reach the same allocator. These helpers are eager-only.
 import contextlib
 import ctypes
 import inspect
+import math
 from dataclasses import dataclass
 
 import torch
@@ -55,12 +56,12 @@ def _available_device(fn: str, device) -> torch.device:
     """A device this process has, with the CUDA index filled in; an absent one is an error naming it."""
     try:
         device = torch.device(device)
-    except (RuntimeError, TypeError) as error:
+    except (RuntimeError, TypeError, ValueError) as error:
         raise ValueError(f"{fn}: expected a device such as 'cpu' or 'cuda:0', but got {device!r} ({error})") from None
     if device.type == "cuda":
         count = torch.cuda.device_count()
         index = device.index if device.index is not None else (torch.cuda.current_device() if count else 0)
-        if index >= count:
+        if not 0 <= index < count:
             raise RuntimeError(f"{fn}: expected an available device, but got {device} "
                                f"({count} CUDA device(s) here{'' if count else ': torch.cuda.is_available() is False'})")
         return torch.device("cuda", index)
@@ -87,6 +88,10 @@ def aligned_empty(*size, alignment: int = 64, dtype=None, device=None, requires_
         raise TypeError(f"{fn}: expected dtype to be a torch.dtype, but got {type(dtype).__name__} ({dtype!r})")
     if dtype is not None and str(dtype).removeprefix("torch.").startswith(("qint", "quint", "bits")):
         raise TypeError(f"{fn}: expected a numeric dtype, but got {dtype}")
+    if all(isinstance(dim, int) for dim in sizes):
+        nbytes = math.prod(sizes) * (dtype or torch.get_default_dtype()).itemsize
+        if nbytes > _INT64_MAX:
+            raise ValueError(f"{fn}: expected at most {_INT64_MAX} bytes, but sizes {sizes} need {nbytes}")
     if device is not None:
         device = _available_device(fn, device)
     out = torch.ops.uaccel.aligned_empty(sizes, alignment=alignment, dtype=dtype, device=device)
