@@ -34,6 +34,31 @@ TEST(Elu, GradientsThroughTorchAutograd) {
   }
 }
 
+TEST(Elu, ForwardModeTangentsFromCpp) {
+  // Dual tensors: the tangent of elu (SELU parameters here) is elu_backward(tangent, x), as ATen's.
+  const auto x = torch::randn({257}, torch::kDouble);
+  const auto tangent = torch::randn({257}, torch::kDouble);
+  const double alpha = 1.6732632423543772, scale = 1.0507009873554805;
+  const uint64_t level = torch::autograd::forward_ad::enter_dual_level();
+  const auto ours = uaccel::elu(at::_make_dual(x, tangent, level), alpha, scale)._fw_grad(level);
+  const auto expected = at::elu(at::_make_dual(x, tangent, level), alpha, scale)._fw_grad(level);
+  torch::autograd::forward_ad::exit_dual_level(level);
+  ASSERT_TRUE(ours.defined());
+  EXPECT_TRUE(torch::allclose(ours, expected));
+}
+
+TEST(Elu, InPlaceWithAutogradMatchesAten) {
+  auto x = torch::randn({300}, torch::kDouble).requires_grad_(true);
+  auto h = x * 2;
+  uaccel::elu_(h, 0.7);
+  auto ours = torch::autograd::grad({h.sum()}, {x})[0];
+  auto y = x.detach().requires_grad_(true);
+  auto g = y * 2;
+  at::elu_(g, 0.7);
+  auto expected = torch::autograd::grad({g.sum()}, {y})[0];
+  EXPECT_TRUE(torch::allclose(ours, expected));
+}
+
 TEST(Elu, BadInputNamesTheOp) {
   try {
     uaccel::elu(torch::ones({3}, torch::kInt));
