@@ -82,6 +82,21 @@ def test_torch_func_matches_pytorch(device, act, transform):
     torch.testing.assert_close(apply(act.ours, x), apply(act.reference, x))
 
 
+@pytest.mark.parametrize("alpha", [0.3, -0.5])
+@pytest.mark.parametrize("transform", list(_func_transforms()) + ["vmap", "vmap(grad)"])
+def test_elu_function_wrapper_under_torch_func(device, alpha, transform):
+    """ELUFunction (setup_context, jvp, a generated vmap rule) under every transform."""
+    apply = {**_func_transforms(), "vmap": lambda f, x: vmap(f)(x.view(2, 3)),
+             "vmap(grad)": lambda f, x: vmap(grad(lambda t: f(t).sum()))(x.view(2, 3))}[transform]
+    x = away_from_kink(6, device=device)
+    if transform == "jacfwd(jacfwd)":  # PyTorch drops the second-order terms of any Python Function
+        with pytest.raises(RuntimeError, match=r"ELUFunction: forward mode over forward mode"):
+            apply(lambda t: torch_uaccel.ELUFunction.apply(t, alpha), x)
+        return
+    ours = apply(lambda t: torch_uaccel.ELUFunction.apply(t, alpha), x)
+    torch.testing.assert_close(ours, apply(lambda t: F.elu(t, alpha), x))
+
+
 def test_forward_ad_dual_tensors(device, act):
     x = away_from_kink(9, device=device)
     tangent = torch.randn_like(x)

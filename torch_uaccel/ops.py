@@ -59,7 +59,8 @@ class ELUFunction(torch.autograd.Function):
 
     Saves the output for the backward when ``alpha >= 0`` (no exp needed), else the input; has a
     forward-mode formula (``jvp``) and a generated vmap rule, so it works under every torch.func
-    transform and compiles with ``fullgraph=True``.
+    transform and compiles with ``fullgraph=True`` -- except forward over forward mode, which PyTorch
+    gets wrong for every Python autograd.Function and which is therefore refused (``elu`` does it).
     """
 
     generate_vmap_rule = True  # forward, backward and jvp call ops that have batching rules
@@ -83,8 +84,24 @@ class ELUFunction(torch.autograd.Function):
 
     @staticmethod
     def jvp(ctx, x_tangent: torch.Tensor, _alpha_tangent=None) -> torch.Tensor:
+        _refuse_nested_forward_mode()
         (x,) = ctx.saved_tensors
         return torch.ops.uaccel.elu_backward(x_tangent, x, ctx.alpha, False)
+
+
+def _refuse_nested_forward_mode() -> None:
+    """Forward mode over forward mode (jacfwd(jacfwd(f)), jvp(jvp(f))) through any Python
+    autograd.Function returns zeros for the second-order terms: torch.func runs the Function's jvp
+    one level at a time (torch/_functorch/autograd_function.py, generate_single_level_function),
+    so the outer level never sees it (reproduced with a pure-ATen Function). Raise, never wrong."""
+    from torch._C._functorch import TransformType
+    from torch._functorch.pyfunctorch import retrieve_all_functorch_interpreters
+
+    if sum(i.key() == TransformType.Jvp for i in retrieve_all_functorch_interpreters()) > 1:
+        raise RuntimeError(
+            "torch_uaccel.ELUFunction: forward mode over forward mode (e.g. jacfwd(jacfwd(f))) through a Python "
+            "autograd.Function drops the second-order terms in PyTorch; use torch_uaccel.elu, whose C++ autograd "
+            "supports it")
 
 
 class ELU(nn.ELU):
