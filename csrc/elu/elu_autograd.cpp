@@ -7,7 +7,6 @@
 // (hessian = jacfwd(jacrev)) and torch.compile's traced backward see ordinary ops.
 #include <ATen/ATen.h>
 #include <ATen/core/Formatting.h>
-#include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/library.h>
 
 #include <array>
@@ -15,6 +14,7 @@
 #include <uaccel/elu.h>
 
 #include "common/autograd_node.h"
+#include "elu/elu_handles.h"
 
 namespace uaccel::elu_ops {
 namespace {
@@ -168,13 +168,6 @@ struct UaccelEluBackwardBackward : torch::autograd::TraceableFunction {
   SavedVariable saved_;
 };
 
-const auto& elu_op() {
-  static const auto op = c10::Dispatcher::singleton()
-                             .findSchemaOrThrow("uaccel::elu", "")
-                             .typed<at::Tensor(const at::Tensor&, const at::Scalar&, const at::Scalar&, const at::Scalar&)>();
-  return op;
-}
-
 // Each kernel below follows the generated code's order: build the node from the inputs, run the
 // op below autograd, attach the node to the output, set the output's tangent, and only then save
 // the output (saved earlier, it would keep itself alive through the node, or lose its tangent).
@@ -199,7 +192,7 @@ at::Tensor elu_autograd(
   at::Tensor result;
   {
     at::AutoDispatchBelowADInplaceOrView below_autograd;
-    result = elu_op().redispatch(keys & c10::after_autograd_keyset, self, alpha, scale, input_scale);
+    result = elu_handle().redispatch(keys & c10::after_autograd_keyset, self, alpha, scale, input_scale);
   }
   if (grad_fn) {
     torch::autograd::set_history(result, grad_fn);
@@ -214,13 +207,6 @@ at::Tensor elu_autograd(
     uaccel::autograd::node_created(grad_fn);
   }
   return result;
-}
-
-const auto& elu_inplace_op() {
-  static const auto op = c10::Dispatcher::singleton()
-                             .findSchemaOrThrow("uaccel::elu_", "")
-                             .typed<void(const at::Tensor&, const at::Scalar&, const at::Scalar&, const at::Scalar&)>();
-  return op;
 }
 
 // As ATen's elu_: the gradient comes from the output (the input is overwritten), so it needs
@@ -249,7 +235,7 @@ void elu_inplace_autograd(
   }
   {
     at::AutoDispatchBelowADInplaceOrView below_autograd;
-    elu_inplace_op().redispatch(keys & c10::after_autograd_keyset, self, alpha, scale, input_scale);
+    elu_inplace_handle().redispatch(keys & c10::after_autograd_keyset, self, alpha, scale, input_scale);
   }
   // ATen's ADInplaceOrView kernel does this for its in-place ops; for custom ops that key falls through.
   torch::autograd::increment_version(self);
@@ -263,14 +249,6 @@ void elu_inplace_autograd(
     grad_fn->saved_ = SavedVariable(self, /*is_output=*/true, self.is_view());
     uaccel::autograd::node_created(attached);
   }
-}
-
-const auto& elu_backward_op() {
-  static const auto op =
-      c10::Dispatcher::singleton()
-          .findSchemaOrThrow("uaccel::elu_backward", "")
-          .typed<at::Tensor(const at::Tensor&, const at::Tensor&, const at::Scalar&, bool, const at::Scalar&, const at::Scalar&)>();
-  return op;
 }
 
 at::Tensor elu_backward_autograd(
@@ -294,7 +272,7 @@ at::Tensor elu_backward_autograd(
   at::Tensor result;
   {
     at::AutoDispatchBelowADInplaceOrView below_autograd;
-    result = elu_backward_op().redispatch(
+    result = elu_backward_handle().redispatch(
         keys & c10::after_autograd_keyset, grad_output, saved, alpha, is_result, scale, input_scale);
   }
   if (grad_fn) {
