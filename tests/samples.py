@@ -33,29 +33,33 @@ def _values(shape, *, device, dtype, differentiable, generator):
     return x.to(device=device, dtype=dtype)
 
 
-def sample_inputs(device, dtype, requires_grad=False, *, differentiable=False, large=True):
+def sample_inputs(device, dtype, requires_grad=False, *, differentiable=False, large=True, small=False):
     """Yield Samples covering shapes (0-dim, empty, odd sizes, past the parallel grain) and layouts
     (contiguous, transposed, sliced with steps, channels_last, permuted+sliced, misaligned offset).
     `differentiable` keeps values finite and away from 0 (for gradcheck); `large=False` drops the
-    sample that exceeds ATen's 32K-element parallel grain."""
+    sample that exceeds ATen's 32K-element parallel grain; `small=True` keeps every layout but with
+    a few dozen elements each (gradcheck's cost grows with the square of the element count)."""
     gen = torch.Generator().manual_seed(0)
 
     def make(shape):
         return _values(shape, device=device, dtype=dtype, differentiable=differentiable, generator=gen)
+
+    def sized(big, little):
+        return little if small else big
 
     cases = [
         ("0-dim", make(())),
         ("empty", make((0,))),
         ("empty-3d", make((3, 0, 2))),
         ("vector-odd", make((17,))),
-        ("matrix", make((33, 65))),
-        ("transposed", make((40, 30)).t()),
-        ("sliced-step", make((20, 64))[:, ::3]),
-        ("channels_last", make((2, 8, 5, 7)).contiguous(memory_format=torch.channels_last)),
-        ("permuted-sliced", make((6, 10, 12)).permute(2, 0, 1)[::2]),
-        ("offset-by-one", make((1001,))[1:]),
+        ("matrix", make(sized((33, 65), (5, 7)))),
+        ("transposed", make(sized((40, 30), (6, 4))).t()),
+        ("sliced-step", make(sized((20, 64), (4, 12)))[:, ::3]),
+        ("channels_last", make(sized((2, 8, 5, 7), (2, 3, 2, 3))).contiguous(memory_format=torch.channels_last)),
+        ("permuted-sliced", make(sized((6, 10, 12), (3, 4, 5))).permute(2, 0, 1)[::2]),
+        ("offset-by-one", make(sized((1001,), (41,)))[1:]),
     ]
-    if large:
+    if large and not small:
         cases.append(("large", make((3 * 2**15 + 5,))))
     if not differentiable:
         special = torch.tensor(SPECIAL_VALUES, dtype=torch.float64).to(device=device, dtype=dtype)

@@ -126,9 +126,11 @@ def test_double_backward_matches_aten(device, alpha):
 @pytest.mark.parametrize("kind", ENTRY_POINTS)
 @pytest.mark.parametrize("alpha", ALPHAS)
 def test_gradcheck_and_gradgradcheck(device, alpha, kind):
-    for sample in sample_inputs(device, torch.float64, requires_grad=True, differentiable=True, large=False):
-        assert torch.autograd.gradcheck(lambda x: _elu_via(kind, x, alpha), (sample.x,)), sample
-        assert torch.autograd.gradgradcheck(lambda x: _elu_via(kind, x, alpha), (sample.x,)), sample
+    for sample in sample_inputs(device, torch.float64, requires_grad=True, differentiable=True, small=True):
+        fn = lambda x: _elu_via(kind, x, alpha)  # noqa: E731
+        assert torch.autograd.gradcheck(fn, (sample.x,), check_forward_ad=True, check_batched_grad=True,
+                                        check_batched_forward_grad=True), sample
+        assert torch.autograd.gradgradcheck(fn, (sample.x,), check_fwd_over_rev=True, check_batched_grad=True), sample
 
 
 @pytest.mark.parametrize("is_result", [True, False])
@@ -136,15 +138,16 @@ def test_gradcheck_and_gradgradcheck(device, alpha, kind):
 def test_gradcheck_backward_op(device, alpha, is_result):
     if is_result and alpha < 0:
         pytest.skip("is_result=True is refused for alpha < 0")
-    for sample in sample_inputs(device, torch.float64, differentiable=True, large=False):
+    for sample in sample_inputs(device, torch.float64, differentiable=True, small=True):
         saved = (F.elu(sample.x, alpha) if is_result else sample.x).detach().requires_grad_()
         grad = torch.randn_like(saved).requires_grad_()
 
         def fn(g, s):
             return torch.ops.uaccel.elu_backward(g, s, alpha, is_result)
 
-        assert torch.autograd.gradcheck(fn, (grad, saved)), sample
-        assert torch.autograd.gradgradcheck(fn, (grad, saved)), sample
+        assert torch.autograd.gradcheck(fn, (grad, saved), check_forward_ad=True, check_batched_grad=True,
+                                        check_batched_forward_grad=True), sample
+        assert torch.autograd.gradgradcheck(fn, (grad, saved), check_fwd_over_rev=True), sample
 
 
 def opcheck_inputs(device, dtype, requires_grad):
