@@ -239,7 +239,7 @@ def test_training_under_the_hook_gives_the_same_numbers():
 @pytest.mark.parametrize("call", [memory.stats, memory.reset_peak_stats, memory.empty_cache])
 @pytest.mark.parametrize("device", ["cuda", "cuda:3", 5])
 def test_absent_devices_are_errors_naming_them(call, device):
-    name = torch.device(device)
+    name = f"cuda:{device}" if isinstance(device, int) else device
     with pytest.raises(RuntimeError, match=rf"uaccel\.memory\.\w+: expected an available device, but got {name}"):
         call(device)
 

@@ -1,5 +1,5 @@
 """How PyTorch's transforms and tensor subclasses handle the uaccel ELU ops: batching rules for
-vmap, sharding rules for DTensor, and rules for jagged nested tensors. (Autograd, forward-mode AD
+vmap, sharding rules for DTensor, rules for jagged nested tensors, and how Dynamo sees ELUFunction. (Autograd, forward-mode AD
 and torch.func's grad/jvp need nothing here: the ops' C++ autograd kernels serve them.)
 
 The rules are pointwise: every op maps each element on its own, so a batch dimension, a shard or
@@ -87,8 +87,8 @@ def _register_nested() -> None:
 
 
 class _AfterImport(importlib.abc.MetaPathFinder):
-    """Runs `register` right after `module` is first imported: importing torch.distributed.tensor
-    costs over a second, which `import torch_uaccel` must not pay for users without DTensor."""
+    """Runs `register` right after `module` is first imported: importing torch.distributed.tensor or
+    torch._dynamo costs over a second, which `import torch_uaccel` must not pay for users of neither."""
 
     def __init__(self, module: str, register) -> None:
         self.module, self.register = module, register
@@ -115,5 +115,18 @@ def _when_imported(module: str, register) -> None:
         sys.meta_path.insert(0, _AfterImport(module, register))
 
 
+# -- torch.compile ----------------------------------------------------------------------------------
+
+
+def _trace_elu_function_as_one_call() -> None:
+    """Dynamo refuses to trace a torch.autograd.Function that defines `jvp` ("Unsupported custom
+    jvp", torch/_dynamo/variables/misc.py). Allowed in the graph, ELUFunction.apply becomes one call
+    that AOTAutograd traces through with its own forward and backward, so it compiles fullgraph."""
+    from .ops import ELUFunction
+
+    torch._dynamo.allow_in_graph(ELUFunction)
+
+
 _when_imported("torch.distributed.tensor", _register_sharding)
+_when_imported("torch._dynamo", _trace_elu_function_as_one_call)
 _register_nested()

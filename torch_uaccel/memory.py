@@ -49,11 +49,16 @@ def _sizes(fn: str, size: tuple) -> list:
     for dim in size:
         if isinstance(dim, bool) or not isinstance(dim, (int, torch.SymInt)):
             raise TypeError(f"{fn}: expected sizes to be ints, but got {type(dim).__name__} ({dim!r}) in {size!r}")
+        if isinstance(dim, int):
+            _int64(fn, "sizes", dim)
     return list(size)
 
 
 def _available_device(fn: str, device) -> torch.device:
-    """A device this process has, with the CUDA index filled in; an absent one is an error naming it."""
+    """A device this process has, with the CUDA index filled in; an absent one is an error naming it.
+    A bare int is a CUDA index, as torch.cuda's functions take it."""
+    if isinstance(device, int) and not isinstance(device, bool):
+        device = f"cuda:{device}"
     try:
         device = torch.device(device)
     except (RuntimeError, TypeError, ValueError) as error:
