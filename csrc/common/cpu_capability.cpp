@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstdlib>
 
 namespace uaccel::cpu {
 namespace {
@@ -122,8 +123,14 @@ std::vector<std::string> cpu_flags() {
 }
 
 const CapabilityChoice& capability() {
-  // at::get_cpu_capability() is ATen's choice: ATEN_CPU_CAPABILITY if set (unchecked), else the CPU's best.
-  static const CapabilityChoice chosen = choose_capability(at::get_cpu_capability(), cpu_flags());
+  static const CapabilityChoice chosen = [] {
+    // ATen's choice: ATEN_CPU_CAPABILITY if set (which ATen does not check), else the CPU's best.
+    const char* forced = std::getenv("ATEN_CPU_CAPABILITY");
+    auto choice = choose_capability(at::get_cpu_capability(), cpu_flags());
+    choice.reason = (forced != nullptr ? std::string("ATEN_CPU_CAPABILITY=") + forced : std::string("ATen's choice")) +
+        ": " + choice.reason;
+    return choice;
+  }();
   return chosen;
 }
 
