@@ -31,15 +31,16 @@ struct Parameters {
   at::Scalar input_scale;
 };
 
-// The output determines the gradient (so the backward saves y, needs no exp, and the input can be
-// freed) when y <= 0 exactly where x <= 0 and y + alpha * scale is recoverable: alpha >= 0,
-// scale > 0, input_scale >= 0. True for ELU with alpha >= 0, SELU, and CELU.
+// What compiled autograd keys a node's graph on, besides its saved tensors.
 void collect(torch::autograd::CompiledNodeArgs& args, const Parameters& p) {
   args.collect(p.alpha);
   args.collect(p.scale);
   args.collect(p.input_scale);
 }
 
+// The output determines the gradient (so the backward saves y, needs no exp, and the input can be
+// freed) when y <= 0 exactly where x <= 0 and y + alpha * scale is recoverable: alpha >= 0,
+// scale > 0, input_scale >= 0. True for ELU with alpha >= 0, SELU, and CELU.
 bool output_determines_gradient(const Parameters& p) {
   return p.alpha.to<double>() >= 0 && p.scale.to<double>() > 0 && p.input_scale.to<double>() >= 0;
 }
