@@ -13,11 +13,15 @@ SELU_ALPHA = 1.6732632423543772848170429916717
 SELU_SCALE = 1.0507009873554804934193349852946
 
 
-def _check_scalar(fn: str, name: str, value) -> None:
-    """A Python number (or a symbolic one under torch.compile). A tensor is refused, as F.elu
-    refuses it: the op would read it once as a constant and it would never get a gradient."""
+def _check_scalar(fn: str, name: str, value):
+    """A Python number (or a symbolic one under torch.compile), returned as the op takes it. A tensor
+    is refused, as F.elu refuses it: the op would read it once as a constant and it would never get
+    a gradient. An int past 64 bits is passed as the float it denotes."""
     if isinstance(value, (bool, torch.Tensor)) or not isinstance(value, (numbers.Real, torch.SymInt, torch.SymFloat)):
         raise TypeError(f"{fn}: expected {name} to be a real number, but got {type(value).__name__} ({value!r})")
+    if isinstance(value, int) and not -(2**63) <= value < 2**63:
+        return float(value)
+    return value
 
 
 def _elu(x: torch.Tensor, alpha, scale, input_scale, inplace: bool) -> torch.Tensor:
@@ -37,7 +41,7 @@ def elu(x: torch.Tensor, alpha: float = 0.1, inplace: bool = False) -> torch.Ten
     >>> torch_uaccel.elu(torch.tensor([-1.0, 0.0, 2.0]), alpha=1.0)
     tensor([-0.6321,  0.0000,  2.0000])
     """
-    _check_scalar("torch_uaccel.elu", "alpha", alpha)
+    alpha = _check_scalar("torch_uaccel.elu", "alpha", alpha)
     return _elu(x, alpha, 1, 1, inplace)
 
 
@@ -48,7 +52,7 @@ def selu(x: torch.Tensor, inplace: bool = False) -> torch.Tensor:
 
 def celu(x: torch.Tensor, alpha: float = 1.0, inplace: bool = False) -> torch.Tensor:
     """CELU, as ``F.celu``: ``x`` where ``x > 0``, else ``alpha * expm1(x / alpha)``."""
-    _check_scalar("torch_uaccel.celu", "alpha", alpha)
+    alpha = _check_scalar("torch_uaccel.celu", "alpha", alpha)
     if alpha == 0:
         raise ValueError("torch_uaccel.celu: expected a nonzero alpha (it divides the input), but got 0")
     return _elu(x, alpha, 1, 1.0 / alpha, inplace)
@@ -113,8 +117,7 @@ class ELU(nn.ELU):
     """
 
     def __init__(self, alpha: float = 0.1, inplace: bool = False) -> None:
-        _check_scalar("torch_uaccel.ELU", "alpha", alpha)
-        super().__init__(alpha, inplace)
+        super().__init__(_check_scalar("torch_uaccel.ELU", "alpha", alpha), inplace)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return elu(x, self.alpha, self.inplace)
