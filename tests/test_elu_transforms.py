@@ -184,6 +184,23 @@ def test_inplace_values_version_and_gradient(device, act):
         torch.testing.assert_close(fwAD.unpack_dual(dual).tangent, fwAD.unpack_dual(ref_dual).tangent)
 
 
+def test_inplace_gradcheck(device, act):
+    if not act.has_inplace_grad:
+        pytest.skip("in place with autograd needs alpha >= 0 (see test_inplace_refusals_match_pytorch)")
+    x = away_from_kink(7, device=device).requires_grad_()
+    fn = lambda t: act.ours(t * 1, inplace=True)  # noqa: E731  (a non-leaf, written in place)
+    assert torch.autograd.gradcheck(fn, (x,), check_forward_ad=True, check_batched_grad=True,
+                                    check_batched_forward_grad=True)
+    assert torch.autograd.gradgradcheck(fn, (x,), check_fwd_over_rev=True)
+
+
+def test_inplace_rejects_non_floating_untouched(device):
+    x = torch.ones(4, dtype=torch.int32, device=device)
+    with pytest.raises(RuntimeError, match=r"uaccel\.elu_: expected self to be a floating-point tensor .*but got Int"):
+        torch_uaccel.elu(x, 0.3, inplace=True)
+    assert torch.equal(x, torch.ones(4, dtype=torch.int32, device=device))
+
+
 def test_inplace_refusals_match_pytorch(device):
     leaf = torch.randn(4, device=device, requires_grad=True)
     with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation"):
