@@ -8,9 +8,11 @@ TORCH ?= 2.14.1
 VENV ?= .venv
 MAX_JOBS ?= 2
 PYTEST_ARGS ?=
-export TORCH_CUDA_ARCH_LIST ?= 8.0;9.0+PTX
 PY := $(VENV)/bin/python
-SOURCES := setup.py pyproject.toml $(shell find csrc -type f)
+# One CMake build tree per environment: setup.py builds libuaccel there for the Python package, and
+# cpp-test builds the C++ tests and examples in the same tree, against the same library.
+BUILD_DIR := $(abspath build/cmake-$(subst .,,$(notdir $(VENV))))
+SOURCES := setup.py pyproject.toml CMakeLists.txt $(shell find csrc cmake -type f)
 
 .PHONY: run test cpp-test sanitize bench build clean
 run: build
@@ -24,20 +26,24 @@ bench: build
 	$(PY) benchmarks/bench_memory.py
 	$(PY) benchmarks/bench_copy.py
 
-# The LibTorch side: libuaccel with CMake, its GoogleTest suite and C++ example under CTest, then
-# `cmake --install` and a separate project that find_package()s it (needs Debian's libgtest-dev).
+# The LibTorch side, against the library `make build` built: the GoogleTest suite and the C++ example
+# under CTest, then `cmake --install` and projects outside the tree that find_package() it: a
+# downstream user, and examples/aoti (an AOTInductor package of a model using the ops, run from C++).
 CMAKE_ENV := PATH=$(abspath $(VENV))/bin:$$PATH
+PREFIX := $(abspath build/prefix)
 TORCH_CMAKE_PREFIX = $(shell $(PY) -c 'import torch; print(torch.utils.cmake_prefix_path)' 2>/dev/null)
-CUDA_ROOT := $(firstword $(wildcard /usr/local/cuda))
-CMAKE_CUDA_ARGS := $(if $(CUDA_ROOT),-DCUDA_TOOLKIT_ROOT_DIR=$(CUDA_ROOT) -DCMAKE_CUDA_COMPILER=$(CUDA_ROOT)/bin/nvcc)
-cpp-test: $(VENV)/.deps
-	$(CMAKE_ENV) cmake -S . -B build/cmake -G Ninja -DCMAKE_BUILD_TYPE=Release -DUACCEL_BUILD_TESTS=ON -DCMAKE_PREFIX_PATH="$(TORCH_CMAKE_PREFIX)" $(CMAKE_CUDA_ARGS)
-	$(CMAKE_ENV) cmake --build build/cmake -j $(MAX_JOBS)
-	ctest --test-dir build/cmake --output-on-failure
-	cmake --install build/cmake --prefix build/prefix
-	$(CMAKE_ENV) cmake -S tests/cpp/downstream -B build/downstream -G Ninja -DCMAKE_PREFIX_PATH="$(abspath build/prefix);$(TORCH_CMAKE_PREFIX)" $(CMAKE_CUDA_ARGS)
-	$(CMAKE_ENV) cmake --build build/downstream
-	build/downstream/downstream
+CMAKE_CUDA_ARGS = $(shell grep -E '^(CMAKE_CUDA_COMPILER|CUDA_TOOLKIT_ROOT_DIR):' $(BUILD_DIR)/CMakeCache.txt | sed -E 's/^([A-Z_]+):[A-Z]+=/-D\1=/')
+cpp-test: build
+	$(CMAKE_ENV) cmake -S . -B $(BUILD_DIR) -DUACCEL_BUILD_TESTS=ON
+	$(CMAKE_ENV) cmake --build $(BUILD_DIR) -j $(MAX_JOBS)
+	ctest --test-dir $(BUILD_DIR) --output-on-failure
+	cmake --install $(BUILD_DIR) --prefix $(PREFIX)
+	for project in tests/cpp/downstream examples/aoti; do \
+	  $(CMAKE_ENV) cmake -S $$project -B build/$$(basename $$project) -G Ninja -DCMAKE_PREFIX_PATH="$(PREFIX);$(TORCH_CMAKE_PREFIX)" \
+	    -DPython3_EXECUTABLE=$(abspath $(PY)) $(CMAKE_CUDA_ARGS) && \
+	  $(CMAKE_ENV) cmake --build build/$$(basename $$project) && \
+	  ctest --test-dir build/$$(basename $$project) --output-on-failure || exit 1; \
+	done
 
 build: $(VENV)/.built
 
@@ -48,23 +54,24 @@ $(VENV)/.deps:
 	$(PY) -c "import torch; print('torch', torch.__version__, 'CUDA', torch.version.cuda)"
 	touch $@
 
-# Rebuilds the extension whenever a C++/CUDA source or the build files change.
+# Rebuilds libuaccel whenever a C++/CUDA source or the build files change.
 $(VENV)/.built: $(VENV)/.deps $(SOURCES)
-	MAX_JOBS=$(MAX_JOBS) $(VENV)/bin/pip install -q --no-build-isolation --no-deps -e .
+	UACCEL_BUILD_DIR=$(BUILD_DIR) MAX_JOBS=$(MAX_JOBS) $(VENV)/bin/pip install -q --no-build-isolation --no-deps -e .
 	touch $@
 
-# The CPU suite against an AddressSanitizer + UndefinedBehaviorSanitizer build of the extension
-# (CPU kernels; the sanitizer runtime preloaded into Python). It builds in place, so the next
-# `make test` rebuilds the normal extension. torch.compile and load_inline tests are left out:
+# The CPU suite against an AddressSanitizer + UndefinedBehaviorSanitizer build of libuaccel (CPU
+# kernels, its own build tree; the sanitizer runtime preloaded into Python). It replaces the
+# package's library, so the next `make test` copies the normal one back. torch.compile and load_inline tests are left out:
 # they compile and load C++ of their own, which is slow and not ours.
 # libstdc++ is preloaded too: Python does not link it, and ASan must find its __cxa_throw at start.
 SANITIZER_PRELOAD = $(shell gcc -print-file-name=libasan.so) $(shell gcc -print-file-name=libstdc++.so)
 sanitize: $(VENV)/.deps
 	rm -f $(VENV)/.built
-	UACCEL_SANITIZE=1 UACCEL_CPU_ONLY=1 MAX_JOBS=$(MAX_JOBS) $(VENV)/bin/pip install -q --no-build-isolation --no-deps -e .
+	UACCEL_SANITIZE=1 UACCEL_CPU_ONLY=1 UACCEL_BUILD_DIR=$(BUILD_DIR)-sanitize MAX_JOBS=$(MAX_JOBS) \
+	  $(VENV)/bin/pip install -q --no-build-isolation --no-deps -e .
 	LD_PRELOAD="$(SANITIZER_PRELOAD)" ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  $(PY) -m pytest -q -p no:cacheprovider -k "not compile and not cpp_api" tests
-	rm -f torch_uaccel/_C*.so
+	rm -f torch_uaccel/libuaccel.so
 
 clean:
-	rm -rf build *.egg-info torch_uaccel/_C*.so $(VENV)/.built
+	rm -rf build *.egg-info torch_uaccel/libuaccel.so $(VENV)/.built

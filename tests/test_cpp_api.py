@@ -45,7 +45,7 @@ std::vector<int64_t> plumbing(const at::Tensor& src, int64_t alignment) {
 
 @pytest.fixture(scope="module")
 def cpp_program(tmp_path_factory):
-    library = pathlib.Path(torch_uaccel._C.__file__)
+    library = torch_uaccel._library.path
     return load_inline(
         name="uaccel_cpp_api_test",
         cpp_sources=SOURCE,

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import torch
 
-from . import _C
+from . import _library
 from ._fake import check_alignment
 
 __all__ = [
@@ -191,13 +191,13 @@ def cuda_pool(alignment: int = 256) -> "torch.cuda.MemPool":
     PyTorch's caching, stream-ordered reuse and ``torch.cuda.memory_stats`` keep working, and the
     segments show in ``stats("cuda")``. The alignment is shared by all uaccel pools and only grows."""
     check_alignment("uaccel.cuda_pool", alignment)
-    library = ctypes.CDLL(_C.__file__)
+    library = ctypes.CDLL(str(_library.path))
     if not hasattr(library, "uaccel_cuda_alloc"):
         raise RuntimeError("uaccel.cuda_pool: expected a CUDA build of torch_uaccel, but this one is CPU-only")
     if not torch.cuda.is_available():
         raise RuntimeError("uaccel.cuda_pool: expected a CUDA device, but torch.cuda.is_available() is False")
     library.uaccel_cuda_set_alignment(ctypes.c_size_t(alignment))
-    allocator = torch.cuda.memory.CUDAPluggableAllocator(_C.__file__, "uaccel_cuda_alloc", "uaccel_cuda_free")
+    allocator = torch.cuda.memory.CUDAPluggableAllocator(str(_library.path), "uaccel_cuda_alloc", "uaccel_cuda_free")
     # MemPool's keyword arguments differ across torch 2.11-2.14; pass only those this one has.
     options = {"use_on_oom": False} if "use_on_oom" in inspect.signature(torch.cuda.MemPool).parameters else {}
     return torch.cuda.MemPool(allocator.allocator(), **options)
