@@ -43,7 +43,7 @@ def pair_rows(min_run_time):
             timings = {}
             for hooked in (False, True):
                 if hooked:
-                    memory.install(64)
+                    memory.install_cpu_allocator(64)
                 try:
                     if threads == 1:
                         timings[hooked], _ = median_seconds(lambda: torch.empty(nbytes, dtype=torch.uint8), min_run_time=min_run_time)
@@ -51,7 +51,7 @@ def pair_rows(min_run_time):
                         timings[hooked] = pair_seconds_threads(nbytes, threads)
                 finally:
                     if hooked:
-                        memory.uninstall()
+                        memory.uninstall_cpu_allocator()
             rows.append({"bytes": nbytes, "threads": threads, "default_us": timings[False] * 1e6,
                          "uaccel_us": timings[True] * 1e6, "speedup": timings[False] / timings[True]})
     return rows

@@ -5,6 +5,7 @@
 
 #include <uaccel/export.h>
 
+#include "common/checks.h"
 #include "common/cpu_capability.h"
 
 namespace {
@@ -49,6 +50,16 @@ TORCH_LIBRARY(uaccel, m) {
       "elu_backward(Tensor grad_output, Tensor saved, Scalar alpha, bool is_result, Scalar scale=1, "
       "Scalar input_scale=1) -> Tensor");
   m.def("build_info() -> str", &build_info);
+  // Check wording and facts (dtypes, alignment bound, stats fields) for the Python fakes, which
+  // must say what the C++ checks say (torch_uaccel/_checks.py).
+  m.def("_shared_facts() -> (str[], str[])", [] {
+    std::vector<std::string> keys, values;
+    for (auto& [key, value] : uaccel::checks::shared_facts()) {
+      keys.push_back(std::move(key));
+      values.push_back(std::move(value));
+    }
+    return std::make_tuple(keys, values);
+  });
   // The CPU kernel choice for a given request and CPU flags, for tests that play other CPUs.
   m.def("_choose_cpu_capability(str requested, str[] cpu_flags) -> str[]", [](std::string requested, std::vector<std::string> flags) {
     const auto choice = uaccel::cpu::choose_capability(requested, flags);
@@ -57,10 +68,12 @@ TORCH_LIBRARY(uaccel, m) {
 
   // Memory (csrc/memory): aligned tensors, the CPU allocator hook, statistics, leak tracking.
   m.def("aligned_empty(SymInt[] size, *, int alignment=64, ScalarType? dtype=None, Device? device=None) -> Tensor");
-  m.def("cpu_allocator_install(int alignment=64) -> ()");
-  m.def("cpu_allocator_uninstall() -> ()");
-  m.def("cpu_allocator_set_cache_limit(int bytes) -> ()");
-  m.def("memory_stats(Device device) -> int[]");  // allocated, peak, allocations, frees, cached, alignment
+  // One name per feature: the op is the C++ API's name (uaccel/memory.h), with `memory_` before the
+  // names too generic for a flat namespace; Python drops that prefix (torch_uaccel.memory.stats).
+  m.def("install_cpu_allocator(int alignment=64) -> ()");
+  m.def("uninstall_cpu_allocator() -> ()");
+  m.def("memory_set_cache_limit(int bytes) -> ()");
+  m.def("memory_stats(Device device) -> int[]");  // in the order of uaccel::memory::kStatsFields
   m.def("memory_reset_peak_stats(Device device) -> ()");
   m.def("memory_empty_cache(Device device) -> ()");
   m.def("memory_track_begin() -> int");
@@ -70,6 +83,6 @@ TORCH_LIBRARY(uaccel, m) {
   m.def("async_copy_(Tensor(a!) dst, Tensor src) -> ()");
 
   // Host memory (csrc/host): pinned zero-copy registration, returning (id, CUDA view or None).
-  m.def("host_register(Tensor host) -> (int, Tensor?)");
-  m.def("host_unregister(int id) -> ()");
+  m.def("register_host(Tensor host) -> (int, Tensor?)");
+  m.def("unregister_host(int id) -> ()");
 }

@@ -98,5 +98,5 @@ def test_device_view_of_a_registration_is_read_and_written_by_uaccel_kernels():
 
 def test_memory_already_pinned_by_torch_is_refused():
     pinned = torch.empty(4096, pin_memory=True)
-    with pytest.raises(RuntimeError, match=r"uaccel\.host_register: expected pageable memory, but these pages are already page-locked"):
+    with pytest.raises(RuntimeError, match=r"uaccel\.register_host: expected pageable memory, but these pages are already page-locked"):
         torch_uaccel.register_host(pinned)

@@ -136,15 +136,15 @@ def test_non_contiguous_buffers_are_refused():
         torch_uaccel.register_host(np.zeros((10, 10))[:, ::2])
     with pytest.raises(RuntimeError, match=r"uaccel\.register_host: expected a contiguous tensor"):
         torch_uaccel.register_host(torch.zeros(10, 10).t())
-    with pytest.raises(RuntimeError, match=r"uaccel\.host_register: expected a contiguous tensor"):
-        torch.ops.uaccel.host_register(torch.zeros(10, 10).t())  # the C++ entry point checks too
+    with pytest.raises(RuntimeError, match=r"uaccel\.register_host: expected a contiguous tensor"):
+        torch.ops.uaccel.register_host(torch.zeros(10, 10).t())  # the C++ entry point checks too
 
 
 def test_other_objects_are_refused():
     with pytest.raises(TypeError, match=r"uaccel\.register_host: expected a CPU tensor, a NumPy array or a writable buffer"):
         torch_uaccel.register_host(12)
-    with pytest.raises(RuntimeError, match=r"uaccel\.host_unregister: expected the id of an open registration, but got -5"):
-        torch.ops.uaccel.host_unregister(-5)
+    with pytest.raises(RuntimeError, match=r"uaccel\.unregister_host: expected the id of an open registration, but got -5"):
+        torch.ops.uaccel.unregister_host(-5)
 
 
 @pytest.mark.slow

@@ -46,8 +46,8 @@ def test_invalid_alignment_is_a_clear_error(alignment):
     pattern = rf"expected alignment to be a power of two between 1 and {2**30} bytes, but got {alignment}"
     with pytest.raises(RuntimeError, match=rf"uaccel\.aligned_empty: {pattern}"):
         memory.aligned_empty(16, alignment=alignment)
-    with pytest.raises(RuntimeError, match=rf"uaccel\.cpu_allocator_install: {pattern}"):
-        memory.install(alignment)
+    with pytest.raises(RuntimeError, match=rf"uaccel\.install_cpu_allocator: {pattern}"):
+        memory.install_cpu_allocator(alignment)
     after = memory.stats()
     assert (after["allocations"], after["allocated_bytes"]) == (before["allocations"], before["allocated_bytes"])
     x = torch.empty(10)  # the hook was not left installed
@@ -104,8 +104,8 @@ def test_nesting_restores_each_level_exactly():
     d = torch.empty(100)
     assert memory.stats()["allocations"] == counted  # d came from PyTorch's allocator
     assert b.data_ptr() % (1 << 16) == 0 and a.data_ptr() % 128 == 0 and c.data_ptr() % 128 == 0
-    with pytest.raises(RuntimeError, match=r"uaccel\.cpu_allocator_uninstall: expected an installed uaccel CPU allocator"):
-        memory.uninstall()
+    with pytest.raises(RuntimeError, match=r"uaccel\.uninstall_cpu_allocator: expected an installed uaccel CPU allocator"):
+        memory.uninstall_cpu_allocator()
     del a, b, c, d
 
 
@@ -149,7 +149,7 @@ def test_cache_limit_bounds_cached_bytes():
         assert memory.stats()["cached_bytes"] == 0
     finally:
         memory.set_cache_limit(256 << 20)
-    with pytest.raises(RuntimeError, match=r"uaccel\.cpu_allocator_set_cache_limit: expected a byte count >= 0, but got -1"):
+    with pytest.raises(RuntimeError, match=r"uaccel\.memory_set_cache_limit: expected a byte count >= 0, but got -1"):
         memory.set_cache_limit(-1)
 
 

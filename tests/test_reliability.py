@@ -113,9 +113,9 @@ def test_soak_every_op_registration_and_hook_install():
         with torch_uaccel.register_host(buffer):
             pass
         owner_closed_resized_and_collected_around_registrations()
-        memory.install(64)
+        memory.install_cpu_allocator(64)
         torch.empty(100)
-        memory.uninstall()
+        memory.uninstall_cpu_allocator()
 
     for _ in range(200):  # warm up caches before measuring
         one_round()

@@ -6,7 +6,7 @@
     reg.close()   # or `with torch_uaccel.register_host(buf) as reg:`
 
 Eager-only (refused under torch.compile/export); the C++ entry points are
-torch.ops.uaccel.host_register / host_unregister.
+torch.ops.uaccel.register_host / unregister_host.
 """
 import numpy as np
 import torch
@@ -70,7 +70,7 @@ class HostRegistration:
     def __init__(self, obj):
         self.host = _host_tensor(obj)
         self.nbytes = self.host.nbytes
-        self._id, self.device = torch.ops.uaccel.host_register(self.host)
+        self._id, self.device = torch.ops.uaccel.register_host(self.host)
 
     @property
     def closed(self) -> bool:
@@ -80,7 +80,7 @@ class HostRegistration:
         if self._id is not None:
             registration_id, self._id = self._id, None
             self.host = self.device = None  # the owner's buffer export goes with the last view
-            torch.ops.uaccel.host_unregister(registration_id)
+            torch.ops.uaccel.unregister_host(registration_id)
 
     def __enter__(self):
         return self

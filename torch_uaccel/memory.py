@@ -19,16 +19,12 @@ from dataclasses import dataclass
 
 import torch
 
-from . import _library
-from ._fake import check_alignment
+from . import _checks, _library
 
 __all__ = [
-    "Leak", "MemoryLeakError", "aligned_empty", "cpu_allocator", "cuda_pool", "empty_cache", "install",
-    "reset_peak_stats", "set_cache_limit", "stats", "track", "uninstall",
+    "Leak", "MemoryLeakError", "aligned_empty", "cpu_allocator", "cuda_pool", "empty_cache", "install_cpu_allocator",
+    "reset_peak_stats", "set_cache_limit", "stats", "track", "uninstall_cpu_allocator",
 ]
-
-_STAT_NAMES = ("allocated_bytes", "peak_bytes", "allocations", "frees", "cached_bytes", "alignment")
-
 
 _INT64_MAX = 2**63 - 1
 
@@ -103,31 +99,31 @@ def aligned_empty(*size, alignment: int = 64, dtype=None, device=None, requires_
     return out.requires_grad_(requires_grad) if requires_grad else out
 
 
-def install(alignment: int = 64) -> None:
+def install_cpu_allocator(alignment: int = 64) -> None:
     """Make the uaccel allocator PyTorch's CPU allocator (``c10::SetCPUAllocator``). Nestable:
-    each ``uninstall()`` restores exactly what the matching ``install`` replaced."""
-    torch.ops.uaccel.cpu_allocator_install(_int64("uaccel.cpu_allocator_install", "alignment", alignment))
+    each ``uninstall_cpu_allocator()`` restores exactly what the matching install replaced."""
+    torch.ops.uaccel.install_cpu_allocator(_int64("uaccel.install_cpu_allocator", "alignment", alignment))
 
 
-def uninstall() -> None:
-    torch.ops.uaccel.cpu_allocator_uninstall()
+def uninstall_cpu_allocator() -> None:
+    torch.ops.uaccel.uninstall_cpu_allocator()
 
 
 @contextlib.contextmanager
 def cpu_allocator(alignment: int = 64):
     """Every CPU tensor allocated inside comes from the uaccel allocator: aligned, counted and
     cached. Tensors made inside stay valid after the block and free through the uaccel allocator."""
-    install(alignment)
+    install_cpu_allocator(alignment)
     try:
         yield
     finally:
-        uninstall()
+        uninstall_cpu_allocator()
 
 
 def stats(device="cpu") -> dict:
     """allocated_bytes (live), peak_bytes, allocations, frees, cached_bytes, alignment."""
     device = _available_device("uaccel.memory.stats", device)
-    return dict(zip(_STAT_NAMES, torch.ops.uaccel.memory_stats(device)))
+    return dict(zip(_checks.MEMORY_STATS_FIELDS, torch.ops.uaccel.memory_stats(device), strict=True))
 
 
 def reset_peak_stats(device="cpu") -> None:
@@ -141,7 +137,7 @@ def empty_cache(device="cpu") -> None:
 
 def set_cache_limit(nbytes: int) -> None:
     """Most bytes of freed CPU blocks kept for reuse (default 256 MiB); 0 disables the cache."""
-    torch.ops.uaccel.cpu_allocator_set_cache_limit(_int64("uaccel.cpu_allocator_set_cache_limit", "nbytes", nbytes))
+    torch.ops.uaccel.memory_set_cache_limit(_int64("uaccel.memory.set_cache_limit", "nbytes", nbytes))
 
 
 @dataclass(frozen=True)
@@ -190,7 +186,7 @@ def cuda_pool(alignment: int = 256) -> "torch.cuda.MemPool":
     ``torch.cuda.memory.CUDAPluggableAllocator``). Use with ``torch.cuda.use_mem_pool(pool)``;
     PyTorch's caching, stream-ordered reuse and ``torch.cuda.memory_stats`` keep working, and the
     segments show in ``stats("cuda")``. The alignment is shared by all uaccel pools and only grows."""
-    check_alignment("uaccel.cuda_pool", alignment)
+    _checks.alignment("uaccel.cuda_pool", alignment)
     library = ctypes.CDLL(str(_library.path))
     if not hasattr(library, "uaccel_cuda_alloc"):
         raise RuntimeError("uaccel.cuda_pool: expected a CUDA build of torch_uaccel, but this one is CPU-only")

@@ -2,6 +2,8 @@
 
 #include <ATen/MemoryOverlap.h>
 
+#include "common/checks.h"
+
 namespace uaccel::copy {
 namespace {
 
@@ -41,10 +43,8 @@ void check_copy_operands(const at::Tensor& dst, const at::Tensor& src) {
 }
 
 void check_copy_args(const at::Tensor& dst, const at::Tensor& src) {
-  TORCH_CHECK(dst.scalar_type() == src.scalar_type(), kOp, ": expected dst and src to have the same dtype, but got ",
-              dst.scalar_type(), " and ", src.scalar_type());
-  TORCH_CHECK(dst.sizes() == src.sizes(), kOp, ": expected dst and src to have the same shape, but got ", dst.sizes(),
-              " and ", src.sizes());
+  checks::same_dtype(kOp, "dst", dst, "src", src);
+  checks::same_shape(kOp, "dst", dst, "src", src);
   TORCH_CHECK(at::has_internal_overlap(dst) != at::MemOverlap::Yes, kOp,
               ": expected dst whose elements do not share memory, but got strides ", dst.strides(), " for shape ",
               dst.sizes(), " (an expanded tensor?)");

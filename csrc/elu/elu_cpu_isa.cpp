@@ -1,12 +1,12 @@
-// CPU kernels of uaccel::elu and uaccel::elu_backward on at::vec::Vectorized. This file is
-// compiled once per instruction set (setup.py: DEFAULT, AVX2, AVX512); elu_cpu.cpp picks one.
+// CPU kernels of the ELU ops on at::vec::Vectorized. This file is compiled once per instruction
+// set (CMakeLists.txt: DEFAULT, AVX2, AVX512); each copy registers its kernels with the dispatch
+// points of elu_kernels.h, and the DEFAULT copy also registers the ops' CPU implementations.
 #include <ATen/Dispatch.h>
-
-#include <array>
+#include <torch/library.h>
 
 #include "common/cpu_loops.h"
-#include "elu/elu_common.h"
-#include "elu/elu_cpu_kernels.h"
+#include "common/vec_math.h"
+#include "elu/elu_kernels.h"
 
 namespace uaccel::elu_ops {
 namespace CPU_CAPABILITY {
@@ -14,28 +14,7 @@ namespace {
 
 using at::vec::Vectorized;
 
-// 1/k!, k = 0..14.
-constexpr std::array<double, 15> kInverseFactorial = {
-    1.0, 1.0, 1.0 / 2, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720, 1.0 / 5040, 1.0 / 40320, 1.0 / 362880,
-    1.0 / 3628800, 1.0 / 39916800, 1.0 / 479001600, 1.0 / 6227020800, 1.0 / 87178291200};
-
-// expm1 on the side ELU needs it (x <= 0), fast: exp(x) - 1 where that is accurate (x <= -1/2,
-// the result is at least 0.39 in magnitude), else the Taylor series, which converges quickly there
-// and keeps full relative precision as x -> 0 (exp(x) - 1 would cancel). Degree 8 reaches float's
-// precision on [-1/2, 0], degree 14 double's. Sleef's vector expm1 is several times slower than its exp.
-template <typename T>
-Vectorized<T> expm1_nonpositive(Vectorized<T> x) {
-  constexpr int kDegree = std::is_same_v<T, float> ? 8 : 14;
-  Vectorized<T> series(static_cast<T>(kInverseFactorial[kDegree]));
-  for (int k = kDegree - 1; k >= 1; --k) {
-    series = at::vec::fmadd(series, x, Vectorized<T>(static_cast<T>(kInverseFactorial[k])));
-  }
-  series = series * x;
-  const auto direct = x.exp() - Vectorized<T>(T(1));
-  return Vectorized<T>::blendv(direct, series, x > Vectorized<T>(T(-0.5)));
-}
-
-// Vector forms of the scalar ops in elu_math.h. Each skips the transcendental when no lane is on
+// Vector forms of the scalar ops in elu_kernels.h. Each skips the transcendental when no lane is on
 // the negative side, which is most vectors of a typical activation tensor.
 template <typename T>
 struct ForwardVecOp : ForwardOp<T> {
@@ -45,7 +24,7 @@ struct ForwardVecOp : ForwardOp<T> {
     if (nonnegative.zero_mask() == 0) {
       return x * poscoef;
     }
-    const auto negative = Vectorized<T>(this->c.negcoef) * expm1_nonpositive(x * Vectorized<T>(this->c.negiptcoef));
+    const auto negative = Vectorized<T>(this->c.negcoef) * cpu::expm1_nonpositive(x * Vectorized<T>(this->c.negiptcoef));
     return Vectorized<T>::blendv(negative, x * poscoef, nonnegative);
   }
 };
@@ -99,9 +78,44 @@ void backward(
 
 } // namespace
 
-#define UACCEL_STRINGIFY(x) #x
-#define UACCEL_NAME(x) UACCEL_STRINGIFY(x)
-extern const CpuKernels kernels{UACCEL_NAME(CPU_CAPABILITY), &forward, &backward};
+UACCEL_REGISTER_CPU_KERNEL(forward_stub, &forward);
+UACCEL_REGISTER_CPU_KERNEL(backward_stub, &backward);
 
 } // namespace CPU_CAPABILITY
+
+#ifdef CPU_CAPABILITY_DEFAULT
+namespace {
+
+at::Tensor elu_cpu(const at::Tensor& self, const at::Scalar& alpha, const at::Scalar& scale, const at::Scalar& input_scale) {
+  auto iter = elementwise::unary("uaccel.elu", self);
+  forward_stub(iter, alpha, scale, input_scale);
+  return iter.output();
+}
+
+void elu_inplace_cpu(const at::Tensor& self, const at::Scalar& alpha, const at::Scalar& scale, const at::Scalar& input_scale) {
+  auto iter = elementwise::unary_inplace("uaccel.elu_", self);
+  forward_stub(iter, alpha, scale, input_scale);
+}
+
+at::Tensor elu_backward_cpu(
+    const at::Tensor& grad_output,
+    const at::Tensor& saved,
+    const at::Scalar& alpha,
+    bool is_result,
+    const at::Scalar& scale,
+    const at::Scalar& input_scale) {
+  auto iter = backward_iter(grad_output, saved, alpha, is_result);
+  backward_stub(iter, alpha, scale, input_scale, is_result);
+  return iter.output();
+}
+
+} // namespace
+
+TORCH_LIBRARY_IMPL(uaccel, CPU, m) {
+  m.impl("elu", &elu_cpu);
+  m.impl("elu_", &elu_inplace_cpu);
+  m.impl("elu_backward", &elu_backward_cpu);
+}
+#endif
+
 } // namespace uaccel::elu_ops

@@ -1,11 +1,11 @@
-// CUDA kernels of uaccel::elu and uaccel::elu_backward: launched on the current stream of the
-// input's device; the math is elu_math.h's, shared with the CPU.
+// CUDA kernels of the ELU ops: launched on the current stream of the input's device; the math is
+// elu_kernels.h's, shared with the CPU.
 #include <ATen/Dispatch.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <torch/library.h>
 
 #include "common/cuda_loops.cuh"
-#include "elu/elu_common.h"
+#include "elu/elu_kernels.h"
 
 namespace uaccel::elu_ops {
 namespace {
@@ -19,14 +19,14 @@ void launch_forward(at::TensorIteratorBase& iter, const at::Scalar& alpha, const
 
 at::Tensor elu_cuda(const at::Tensor& self, const at::Scalar& alpha, const at::Scalar& scale, const at::Scalar& input_scale) {
   const c10::cuda::CUDAGuard device_guard(self.device());
-  auto iter = forward_iter(self);
+  auto iter = elementwise::unary("uaccel.elu", self);
   launch_forward(iter, alpha, scale, input_scale);
   return iter.output();
 }
 
 void elu_inplace_cuda(const at::Tensor& self, const at::Scalar& alpha, const at::Scalar& scale, const at::Scalar& input_scale) {
   const c10::cuda::CUDAGuard device_guard(self.device());
-  auto iter = forward_inplace_iter(self);
+  auto iter = elementwise::unary_inplace("uaccel.elu_", self);
   launch_forward(iter, alpha, scale, input_scale);
 }
 

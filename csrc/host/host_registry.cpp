@@ -36,7 +36,7 @@ class MlockPageLocker final : public PageLocker {
  public:
   const char* name() const override { return "mlock"; }
   void lock(void* start, size_t bytes) override {
-    TORCH_CHECK(mlock(start, bytes) == 0, "uaccel.host_register: mlock of ", bytes, " bytes failed: ",
+    TORCH_CHECK(mlock(start, bytes) == 0, "uaccel.register_host: mlock of ", bytes, " bytes failed: ",
                 std::strerror(errno), " (the limit is RLIMIT_MEMLOCK, `ulimit -l`; CAP_IPC_LOCK lifts it)");
   }
   void unlock(void* start, size_t bytes) noexcept override { munlock(start, bytes); }
@@ -70,9 +70,9 @@ class Registration {
   c10::Storage storage_;
 };
 
-std::mutex mutex;
+std::mutex registry_mutex;
 std::map<uintptr_t, Chunk> chunks;                                    // by start; never overlap
-std::unordered_map<int64_t, std::shared_ptr<Registration>> open;      // by registration id
+std::unordered_map<int64_t, std::shared_ptr<Registration>> open_registrations;     // by registration id
 int64_t next_id = 1;
 
 // Gives up one use of every chunk in [first, end); unlocks those nobody uses any more.
@@ -101,7 +101,7 @@ void acquire_pages_locked(uintptr_t first, uintptr_t end, PageLocker& locker) {
     --it;
   }
   for (; it != chunks.end() && it->first < end; ++it) {
-    TORCH_CHECK(it->second.locker == &locker, "uaccel.host_register: pages are locked by ", it->second.locker->name(),
+    TORCH_CHECK(it->second.locker == &locker, "uaccel.register_host: pages are locked by ", it->second.locker->name(),
                 " and cannot be shared with ", locker.name());
     if (it->first > cursor) {
       gaps.emplace_back(cursor, it->first);
@@ -137,7 +137,7 @@ void acquire_pages_locked(uintptr_t first, uintptr_t end, PageLocker& locker) {
 }
 
 Registration::~Registration() {
-  const std::lock_guard<std::mutex> lock(mutex);
+  const std::lock_guard<std::mutex> lock(registry_mutex);
   release_pages_locked(first_, end_);
 }
 
@@ -148,7 +148,7 @@ void* device_address_locked(PageLocker& locker, uintptr_t ptr, uintptr_t first, 
   }
   const auto chunk = std::prev(chunks.upper_bound(first));
   TORCH_CHECK(chunk->second.end >= end,
-              "uaccel.host_register: expected the buffer to lie in one registered range, because this device "
+              "uaccel.register_host: expected the buffer to lie in one registered range, because this device "
               "cannot address registered memory by its host pointer; but it spans pages registered separately");
   return static_cast<char*>(locker.device_pointer(reinterpret_cast<void*>(chunk->first))) + (ptr - chunk->first);
 }
@@ -166,7 +166,7 @@ PageLocker& active_page_locker() {
 }
 
 HostRegistrationHandle register_host(const at::Tensor& host) {
-  constexpr const char* op = "uaccel.host_register";
+  constexpr const char* op = "uaccel.register_host";
   TORCH_CHECK(host.device().is_cpu(), op, ": expected a CPU tensor, but got one on ", host.device());
   TORCH_CHECK(host.is_contiguous(), op, ": expected a contiguous tensor, but got sizes ", host.sizes(),
               " with strides ", host.strides());
@@ -180,7 +180,7 @@ HostRegistrationHandle register_host(const at::Tensor& host) {
   void* device_address = nullptr;
   int64_t id = 0;
   {
-    const std::lock_guard<std::mutex> lock(mutex);
+    const std::lock_guard<std::mutex> lock(registry_mutex);
     if (bytes > 0) {
       acquire_pages_locked(first, end, locker);
     }
@@ -189,7 +189,7 @@ HostRegistrationHandle register_host(const at::Tensor& host) {
       device_address = device_address_locked(locker, ptr, first, end);  // on failure `registration` unlocks
     }
     id = next_id++;
-    open.emplace(id, registration);
+    open_registrations.emplace(id, registration);
   }
   std::optional<at::Tensor> device_view;
   if (locker.maps_to_device()) {
@@ -205,11 +205,11 @@ HostRegistrationHandle register_host(const at::Tensor& host) {
 void unregister_host(int64_t id) {
   std::shared_ptr<Registration> registration;
   {
-    const std::lock_guard<std::mutex> lock(mutex);
-    const auto it = open.find(id);
-    TORCH_CHECK(it != open.end(), "uaccel.host_unregister: expected the id of an open registration, but got ", id);
+    const std::lock_guard<std::mutex> lock(registry_mutex);
+    const auto it = open_registrations.find(id);
+    TORCH_CHECK(it != open_registrations.end(), "uaccel.unregister_host: expected the id of an open registration, but got ", id);
     registration = std::move(it->second);
-    open.erase(it);
+    open_registrations.erase(it);
   }
   // `registration` dies here, outside the lock (its destructor takes it).
 }
@@ -224,11 +224,11 @@ std::tuple<int64_t, std::optional<at::Tensor>> register_host_op(const at::Tensor
 } // namespace
 
 TORCH_LIBRARY_IMPL(uaccel, CPU, m) {
-  m.impl("host_register", &register_host_op);
+  m.impl("register_host", &register_host_op);
 }
 
 TORCH_LIBRARY_IMPL(uaccel, CompositeExplicitAutograd, m) {
-  m.impl("host_unregister", &unregister_host);
+  m.impl("unregister_host", &unregister_host);
 }
 
 } // namespace uaccel::host

@@ -10,7 +10,7 @@ class PageLocker {
   virtual ~PageLocker() = default;
   virtual const char* name() const = 0;
   // Locks [start, start + bytes) (page-aligned, never overlapping a range it already holds);
-  // throws a c10::Error naming uaccel.host_register on failure.
+  // throws a c10::Error naming uaccel.register_host on failure.
   virtual void lock(void* start, size_t bytes) = 0;
   virtual void unlock(void* start, size_t bytes) noexcept = 0;
   // Device access: whether locked pages get a device address, and which.

@@ -25,15 +25,15 @@ class CudaPageLocker final : public PageLocker {
     const bool known = cudaPointerGetAttributes(&attributes, start) == cudaSuccess;
     (void)cudaGetLastError();
     TORCH_CHECK(!known || attributes.type != cudaMemoryTypeHost,
-                "uaccel.host_register: expected pageable memory, but these pages are already page-locked by "
+                "uaccel.register_host: expected pageable memory, but these pages are already page-locked by "
                 "someone else (pinned by torch or registered outside uaccel)");
     const cudaError_t status = cudaHostRegister(start, bytes, cudaHostRegisterMapped | cudaHostRegisterPortable);
     if (status != cudaSuccess) {
       (void)cudaGetLastError();  // clear the sticky error state
       TORCH_CHECK(status != cudaErrorHostMemoryAlreadyRegistered,
-                  "uaccel.host_register: expected pageable memory, but these pages are already page-locked by "
+                  "uaccel.register_host: expected pageable memory, but these pages are already page-locked by "
                   "someone else (pinned by torch or registered outside uaccel)");
-      TORCH_CHECK(false, "uaccel.host_register: cudaHostRegister of ", bytes, " bytes failed: ", cudaGetErrorString(status));
+      TORCH_CHECK(false, "uaccel.register_host: cudaHostRegister of ", bytes, " bytes failed: ", cudaGetErrorString(status));
     }
   }
 

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/checks.h"
 #include "memory/device_memory.h"
 #include "memory/leak_tracker.h"
 
@@ -81,7 +82,7 @@ class CpuAllocator final : public c10::Allocator, public DeviceMemory {
   }
 
   void set_cache_limit(int64_t bytes) {
-    TORCH_CHECK(bytes >= 0, "uaccel.cpu_allocator_set_cache_limit: expected a byte count >= 0, but got ", bytes);
+    TORCH_CHECK(bytes >= 0, "uaccel.memory_set_cache_limit: expected a byte count >= 0, but got ", bytes);
     const std::lock_guard<std::mutex> lock(mutex_);
     cache_limit_ = bytes;
     trim_locked(cache_limit_);
@@ -188,13 +189,13 @@ std::vector<std::pair<c10::Allocator*, int64_t>> install_stack;  // guarded by i
 } // namespace
 
 void install_cpu_allocator(int64_t alignment) {
-  check_alignment("uaccel.cpu_allocator_install", alignment);
+  checks::alignment("uaccel.install_cpu_allocator", alignment);
   const std::lock_guard<std::mutex> lock(install_mutex);
   auto& allocator = CpuAllocator::instance();
   c10::Allocator* previous = c10::GetCPUAllocator();
   c10::SetCPUAllocator(&allocator, /*priority=*/0);
   TORCH_CHECK(c10::GetCPUAllocator() == &allocator,
-              "uaccel.cpu_allocator_install: expected to replace the current CPU allocator, but it was "
+              "uaccel.install_cpu_allocator: expected to replace the current CPU allocator, but it was "
               "registered with a higher priority than 0 and c10::SetCPUAllocator kept it");
   install_stack.emplace_back(previous, allocator.alignment());
   allocator.set_alignment(alignment);
@@ -204,9 +205,9 @@ void uninstall_cpu_allocator() {
   const std::lock_guard<std::mutex> lock(install_mutex);
   auto& allocator = CpuAllocator::instance();
   TORCH_CHECK(!install_stack.empty(),
-              "uaccel.cpu_allocator_uninstall: expected an installed uaccel CPU allocator, but none is installed");
+              "uaccel.uninstall_cpu_allocator: expected an installed uaccel CPU allocator, but none is installed");
   TORCH_CHECK(c10::GetCPUAllocator() == &allocator,
-              "uaccel.cpu_allocator_uninstall: expected the uaccel allocator to be PyTorch's CPU allocator, but "
+              "uaccel.uninstall_cpu_allocator: expected the uaccel allocator to be PyTorch's CPU allocator, but "
               "something replaced it after install; not restoring over it");
   const auto [previous, alignment] = install_stack.back();
   install_stack.pop_back();

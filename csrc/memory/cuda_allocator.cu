@@ -13,6 +13,8 @@
 #include <mutex>
 #include <unordered_map>
 
+#include <uaccel/cuda_allocator.h>
+
 #include "memory/device_memory.h"
 #include "memory/leak_tracker.h"
 

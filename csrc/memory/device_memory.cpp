@@ -11,12 +11,6 @@ std::array<DeviceMemory*, static_cast<size_t>(c10::DeviceType::COMPILE_TIME_MAX_
 
 } // namespace
 
-void check_alignment(const char* op, int64_t alignment) {
-  TORCH_CHECK(
-      alignment >= 1 && alignment <= kMaxAlignment && (alignment & (alignment - 1)) == 0,
-      op, ": expected alignment to be a power of two between 1 and ", kMaxAlignment, " bytes, but got ", alignment);
-}
-
 void Counters::on_allocate(int64_t bytes) {
   allocations_.fetch_add(1, std::memory_order_relaxed);
   const int64_t now = allocated_bytes_.fetch_add(bytes, std::memory_order_relaxed) + bytes;

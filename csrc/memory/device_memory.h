@@ -12,11 +12,6 @@
 
 namespace uaccel::memory {
 
-constexpr int64_t kMaxAlignment = int64_t{1} << 30;
-
-// Validates a user-given alignment; `op` names the caller in the error.
-void check_alignment(const char* op, int64_t alignment);
-
 inline uintptr_t align_up(uintptr_t value, uintptr_t alignment) {
   return (value + alignment - 1) & ~(alignment - 1);
 }

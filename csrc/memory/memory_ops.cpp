@@ -7,6 +7,7 @@
 
 #include <tuple>
 
+#include "common/checks.h"
 #include "memory/device_memory.h"
 #include "memory/leak_tracker.h"
 
@@ -38,7 +39,7 @@ at::Tensor aligned_empty(
     std::optional<at::ScalarType> dtype,
     std::optional<at::Device> device) {
   constexpr const char* op = "uaccel.aligned_empty";
-  check_alignment(op, alignment);
+  checks::alignment(op, alignment);
   for (const int64_t dim : size) {
     TORCH_CHECK(dim >= 0, op, ": expected sizes >= 0, but got ", size);
   }
@@ -57,7 +58,11 @@ namespace {
 
 std::vector<int64_t> stats_op(at::Device device) {
   const Stats s = stats(device.type());
-  return {s.allocated_bytes, s.peak_bytes, s.allocations, s.frees, s.cached_bytes, s.alignment};
+  std::vector<int64_t> values;
+  for (const auto& field : kStatsFields) {
+    values.push_back(s.*field.member);
+  }
+  return values;
 }
 
 std::tuple<std::vector<int64_t>, std::vector<std::string>, std::vector<std::string>> track_end_op(int64_t token) {
@@ -76,9 +81,9 @@ std::tuple<std::vector<int64_t>, std::vector<std::string>, std::vector<std::stri
 
 TORCH_LIBRARY_IMPL(uaccel, CompositeExplicitAutograd, m) {
   m.impl("aligned_empty", &aligned_empty);
-  m.impl("cpu_allocator_install", &install_cpu_allocator);
-  m.impl("cpu_allocator_uninstall", &uninstall_cpu_allocator);
-  m.impl("cpu_allocator_set_cache_limit", &set_cache_limit);
+  m.impl("install_cpu_allocator", &install_cpu_allocator);
+  m.impl("uninstall_cpu_allocator", &uninstall_cpu_allocator);
+  m.impl("memory_set_cache_limit", &set_cache_limit);
   m.impl("memory_stats", &stats_op);
   m.impl("memory_reset_peak_stats", [](at::Device device) { reset_peak_stats(device.type()); });
   m.impl("memory_empty_cache", [](at::Device device) { empty_cache(device.type()); });

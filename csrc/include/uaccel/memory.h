@@ -22,6 +22,18 @@ struct Stats {
   int64_t alignment = 0;        // alignment the allocator hands out now
 };
 
+// The fields in order, with their names: the memory_stats op returns them so, and Python's
+// torch_uaccel.memory.stats() names them so.
+struct StatsField {
+  const char* name;
+  int64_t Stats::*member;
+};
+inline constexpr StatsField kStatsFields[] = {
+    {"allocated_bytes", &Stats::allocated_bytes}, {"peak_bytes", &Stats::peak_bytes},
+    {"allocations", &Stats::allocations},         {"frees", &Stats::frees},
+    {"cached_bytes", &Stats::cached_bytes},       {"alignment", &Stats::alignment},
+};
+
 struct Leak {
   int64_t size;
   std::string device;
@@ -51,12 +63,3 @@ UACCEL_API at::Tensor aligned_empty(
     std::optional<at::Device> device = std::nullopt);
 
 } // namespace uaccel::memory
-
-// The CUDA allocator's C entry points, for torch.cuda.memory.CUDAPluggableAllocator (present
-// in CUDA builds). Aligned to the alignment set by uaccel_cuda_set_alignment (default 256 B).
-typedef struct CUstream_st* cudaStream_t;
-extern "C" {
-UACCEL_API void* uaccel_cuda_alloc(size_t size, int device, cudaStream_t stream);
-UACCEL_API void uaccel_cuda_free(void* ptr, size_t size, int device, cudaStream_t stream);
-UACCEL_API void uaccel_cuda_set_alignment(size_t alignment);
-}

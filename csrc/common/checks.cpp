@@ -1,0 +1,92 @@
+#include "common/checks.h"
+
+#include <ATen/core/Formatting.h>
+#include <c10/util/Exception.h>
+
+#include <uaccel/memory.h>
+
+namespace uaccel::checks {
+namespace {
+
+// The templates; fields in braces. Python formats them with str.format.
+constexpr const char* kFloatingMessage = "{op}: expected {name} to be a floating-point tensor ({dtypes}), but got {got}";
+constexpr const char* kSameMessage = "{op}: expected {a} and {b} to have the same {what}, but got {a_value} and {b_value}";
+constexpr const char* kAlignmentMessage =
+    "{op}: expected alignment to be a power of two between 1 and {max} bytes, but got {got}";
+
+std::string format(std::string text, const std::vector<std::pair<const char*, std::string>>& fields) {
+  for (const auto& [key, value] : fields) {
+    const std::string placeholder = std::string("{") + key + "}";
+    for (auto at = text.find(placeholder); at != std::string::npos; at = text.find(placeholder, at + value.size())) {
+      text.replace(at, placeholder.size(), value);
+    }
+  }
+  return text;
+}
+
+std::string floating_dtypes_text() {
+  std::string text;
+  for (size_t i = 0; i < kFloatingTypes.size(); ++i) {
+    text += (i == 0 ? "" : i + 1 == kFloatingTypes.size() ? " or " : ", ") + dtype_name(kFloatingTypes[i]);
+  }
+  return text;
+}
+
+template <typename Value>
+void same(const char* op, const char* what, const char* a_name, const Value& a, const char* b_name, const Value& b) {
+  TORCH_CHECK(
+      a == b,
+      format(kSameMessage,
+             {{"op", op}, {"a", a_name}, {"b", b_name}, {"what", what}, {"a_value", c10::str(a)}, {"b_value", c10::str(b)}}));
+}
+
+} // namespace
+
+std::string dtype_name(c10::ScalarType type) {
+  return "torch." + std::string(c10::getDtypeNames(type).first);
+}
+
+void floating(const char* op, const char* name, const at::Tensor& t) {
+  TORCH_CHECK(
+      std::find(kFloatingTypes.begin(), kFloatingTypes.end(), t.scalar_type()) != kFloatingTypes.end(),
+      format(kFloatingMessage, {{"op", op}, {"name", name}, {"dtypes", floating_dtypes_text()}, {"got", dtype_name(t.scalar_type())}}));
+}
+
+void same_dtype(const char* op, const char* a_name, const at::Tensor& a, const char* b_name, const at::Tensor& b) {
+  same(op, "dtype", a_name, dtype_name(a.scalar_type()), b_name, dtype_name(b.scalar_type()));
+}
+
+void same_shape(const char* op, const char* a_name, const at::Tensor& a, const char* b_name, const at::Tensor& b) {
+  same(op, "shape", a_name, a.sizes(), b_name, b.sizes());
+}
+
+void same_device(const char* op, const char* a_name, const at::Tensor& a, const char* b_name, const at::Tensor& b) {
+  same(op, "device", a_name, a.device(), b_name, b.device());
+}
+
+void alignment(const char* op, int64_t alignment) {
+  TORCH_CHECK(
+      alignment >= 1 && alignment <= kMaxAlignment && (alignment & (alignment - 1)) == 0,
+      format(kAlignmentMessage, {{"op", op}, {"max", std::to_string(kMaxAlignment)}, {"got", std::to_string(alignment)}}));
+}
+
+std::vector<std::pair<std::string, std::string>> shared_facts() {
+  std::string dtypes;
+  for (const auto type : kFloatingTypes) {
+    dtypes += (dtypes.empty() ? "" : " ") + dtype_name(type);
+  }
+  std::string stats_fields;
+  for (const auto& field : memory::kStatsFields) {
+    stats_fields += (stats_fields.empty() ? "" : " ") + std::string(field.name);
+  }
+  return {
+      {"message.floating", format(kFloatingMessage, {{"dtypes", floating_dtypes_text()}})},
+      {"message.same", kSameMessage},
+      {"message.alignment", format(kAlignmentMessage, {{"max", std::to_string(kMaxAlignment)}})},
+      {"floating_dtypes", dtypes},
+      {"max_alignment", std::to_string(kMaxAlignment)},
+      {"memory_stats_fields", stats_fields},
+  };
+}
+
+} // namespace uaccel::checks

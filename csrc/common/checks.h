@@ -1,0 +1,34 @@
+#pragma once
+// The argument checks ops share, each with one wording, and the facts they check against. The
+// Python fake kernels (torch_uaccel/_checks.py) read the same templates and facts through
+// uaccel::_shared_facts, so an error reads the same in eager mode and under torch.compile.
+#include <ATen/core/Tensor.h>
+
+#include <array>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace uaccel::checks {
+
+// The dtypes of every floating-point op (CPU and CUDA kernels, fakes, tests).
+inline constexpr std::array<c10::ScalarType, 4> kFloatingTypes = {
+    c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Float, c10::ScalarType::Double};
+
+// The largest alignment the allocators and aligned_empty take, in bytes.
+inline constexpr int64_t kMaxAlignment = int64_t{1} << 30;
+
+// A dtype as Python spells it ("torch.float32"), in C++ messages as in the fakes'.
+std::string dtype_name(c10::ScalarType type);
+
+void floating(const char* op, const char* name, const at::Tensor& t);
+void same_dtype(const char* op, const char* a_name, const at::Tensor& a, const char* b_name, const at::Tensor& b);
+void same_shape(const char* op, const char* a_name, const at::Tensor& a, const char* b_name, const at::Tensor& b);
+void same_device(const char* op, const char* a_name, const at::Tensor& a, const char* b_name, const at::Tensor& b);
+void alignment(const char* op, int64_t alignment);
+
+// (key, value) pairs for uaccel::_shared_facts: the message templates ("message.<check>", with
+// {field} placeholders), the floating dtypes, the alignment bound and the memory stats fields.
+std::vector<std::pair<std::string, std::string>> shared_facts();
+
+} // namespace uaccel::checks

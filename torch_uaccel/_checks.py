@@ -1,0 +1,43 @@
+"""The shared argument checks as the fake kernels run them: the conditions and the wording of the
+C++ checks (csrc/common/checks.h), whose message templates and facts come from the library itself
+(uaccel::_shared_facts), so they are written once."""
+
+import torch
+
+_FACTS = dict(zip(*torch.ops.uaccel._shared_facts(), strict=True))
+
+FLOATING_DTYPES = tuple(getattr(torch, name.removeprefix("torch.")) for name in _FACTS["floating_dtypes"].split())
+MAX_ALIGNMENT = int(_FACTS["max_alignment"])
+MEMORY_STATS_FIELDS = tuple(_FACTS["memory_stats_fields"].split())
+
+
+def floating(op: str, name: str, t: torch.Tensor) -> None:
+    torch._check(t.dtype in FLOATING_DTYPES, lambda: _FACTS["message.floating"].format(op=op, name=name, got=t.dtype))
+
+
+def _same(op: str, what: str, a_name: str, a_value, b_name: str, b_value) -> None:
+    torch._check(
+        a_value == b_value,
+        lambda: _FACTS["message.same"].format(
+            op=op, what=what, a=a_name, b=b_name, a_value=a_value, b_value=b_value
+        ),
+    )
+
+
+def same_dtype(op: str, a_name: str, a: torch.Tensor, b_name: str, b: torch.Tensor) -> None:
+    _same(op, "dtype", a_name, a.dtype, b_name, b.dtype)
+
+
+def same_shape(op: str, a_name: str, a: torch.Tensor, b_name: str, b: torch.Tensor) -> None:
+    _same(op, "shape", a_name, list(a.shape), b_name, list(b.shape))
+
+
+def same_device(op: str, a_name: str, a: torch.Tensor, b_name: str, b: torch.Tensor) -> None:
+    _same(op, "device", a_name, a.device, b_name, b.device)
+
+
+def alignment(op: str, value: int) -> None:
+    torch._check(
+        1 <= value <= MAX_ALIGNMENT and value & (value - 1) == 0,
+        lambda: _FACTS["message.alignment"].format(op=op, got=value),
+    )
