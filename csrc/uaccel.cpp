@@ -41,14 +41,16 @@ TORCH_LIBRARY(uaccel, m) {
   m.set_python_module("torch_uaccel._fake");
   // The ELU family (csrc/elu) with ATen's parameters: ELU is (alpha, 1, 1), SELU and CELU set
   // scale and input_scale. Scalar, as ATen types them: torch.compile keeps them symbolic instead
-  // of compiling one graph per value.
-  m.def("elu(Tensor self, Scalar alpha=0.1, Scalar scale=1, Scalar input_scale=1) -> Tensor");
+  // of compiling one graph per value. Tagged pointwise: torch_uaccel/_rules.py gives every pointwise
+  // op its vmap, DTensor and nested-tensor rules, and Inductor may recompute it instead of saving.
+  m.def("elu(Tensor self, Scalar alpha=0.1, Scalar scale=1, Scalar input_scale=1) -> Tensor", {at::Tag::pointwise});
   // In place, like nn.ELU(inplace=True); returns nothing so torch.compile can functionalize it
   // on every supported torch (the Python and C++ wrappers return `self`).
-  m.def("elu_(Tensor(a!) self, Scalar alpha=0.1, Scalar scale=1, Scalar input_scale=1) -> ()");
+  m.def("elu_(Tensor(a!) self, Scalar alpha=0.1, Scalar scale=1, Scalar input_scale=1) -> ()", {at::Tag::pointwise});
   m.def(
       "elu_backward(Tensor grad_output, Tensor saved, Scalar alpha, bool is_result, Scalar scale=1, "
-      "Scalar input_scale=1) -> Tensor");
+      "Scalar input_scale=1) -> Tensor",
+      {at::Tag::pointwise});
   m.def("build_info() -> str", &build_info);
   // Check wording and facts (dtypes, alignment bound, stats fields) for the Python fakes, which
   // must say what the C++ checks say (torch_uaccel/_checks.py).

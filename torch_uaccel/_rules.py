@@ -1,42 +1,62 @@
-"""How PyTorch's transforms and tensor subclasses handle the uaccel ELU ops: batching rules for
-vmap, sharding rules for DTensor, rules for jagged nested tensors, and how Dynamo sees ELUFunction. (Autograd, forward-mode AD
-and torch.func's grad/jvp need nothing here: the ops' C++ autograd kernels serve them.)
+"""How PyTorch's transforms and tensor subclasses handle the uaccel pointwise ops (those whose
+schema carries torch.Tag.pointwise, csrc/uaccel.cpp): batching rules for vmap, sharding rules for
+DTensor, rules for jagged nested tensors, and how Dynamo sees ELUFunction. (Autograd, forward-mode
+AD and torch.func's grad/jvp need nothing here: the ops' C++ autograd kernels serve them.)
 
-The rules are pointwise: every op maps each element on its own, so a batch dimension, a shard or
-a jagged layout passes through unchanged.
+Every pointwise op maps each element on its own, its tensor arguments share one shape, and an
+in-place one returns nothing; so a batch dimension, a shard or a jagged layout passes through
+unchanged, and one rule of each kind serves every such op.
 """
+
 import importlib.abc
 import importlib.util
 import sys
 
 import torch
 
-_POINTWISE_OPS = ("elu", "elu_", "elu_backward")
+
+def _pointwise_ops() -> list[torch._ops.OpOverload]:
+    names = sorted(name for name in torch._C._dispatch_get_all_op_names() if name.startswith("uaccel::"))
+    overloads = [getattr(torch.ops.uaccel, name.removeprefix("uaccel::")).default for name in names]
+    return [op for op in overloads if torch.Tag.pointwise in op.tags]
+
+
+def _mutates_first_argument(op: torch._ops.OpOverload) -> bool:
+    return not op._schema.returns  # the in-place form: writes its first argument, returns nothing
+
+
+_POINTWISE_OPS = _pointwise_ops()
 
 
 # -- vmap -------------------------------------------------------------------------------------------
-# The dispatcher drops trailing arguments equal to their schema default, so each rule defaults them too.
 
 
-@torch.library.register_vmap("uaccel::elu")
-def _elu_vmap(info, in_dims, x, alpha=0.1, scale=1, input_scale=1):
-    return torch.ops.uaccel.elu(x, alpha, scale, input_scale), in_dims[0]
+def _vmap_rule(op: torch._ops.OpOverload):
+    """The batch dimension goes in front of every batched tensor and unbatched tensors are expanded
+    (no copy) when there are several; one tensor keeps its batch dimension where it is. Arguments
+    the dispatcher dropped (equal to their default) stay dropped: `op` fills them in again."""
+
+    def rule(info, in_dims, *args):
+        dims = [d for d, arg in zip(in_dims, args, strict=False) if isinstance(arg, torch.Tensor)]
+        if _mutates_first_argument(op) and dims[0] is None:
+            raise RuntimeError(f"vmap: {op._name} writes its first argument in place, which is not batched while "
+                               "another argument is; batch it too (or use the out-of-place op)")
+        if len(dims) == 1:
+            result, out_dim = op(*args), dims[0]
+        else:
+            args = [
+                (arg.movedim(d, 0) if d is not None else arg.expand(info.batch_size, *arg.shape))
+                if isinstance(arg, torch.Tensor) else arg
+                for arg, d in zip(args, in_dims, strict=False)
+            ]
+            result, out_dim = op(*args), 0
+        return (None, None) if _mutates_first_argument(op) else (result, out_dim)
+
+    return rule
 
 
-@torch.library.register_vmap("uaccel::elu_")
-def _elu_inplace_vmap(info, in_dims, x, alpha=0.1, scale=1, input_scale=1):
-    torch.ops.uaccel.elu_(x, alpha, scale, input_scale)
-    return None, None
-
-
-@torch.library.register_vmap("uaccel::elu_backward")
-def _elu_backward_vmap(info, in_dims, grad_output, saved, alpha, is_result, scale=1, input_scale=1):
-    # Both tensors get the batch dimension in front; an unbatched one is expanded (no copy).
-    def batched(t, dim):
-        return t.movedim(dim, 0) if dim is not None else t.expand(info.batch_size, *t.shape)
-
-    grad_output, saved = batched(grad_output, in_dims[0]), batched(saved, in_dims[1])
-    return torch.ops.uaccel.elu_backward(grad_output, saved, alpha, is_result, scale, input_scale), 0
+for _op in _POINTWISE_OPS:
+    torch.library.register_vmap(_op._name, _vmap_rule(_op))
 
 
 # -- DTensor -----------------------------------------------------------------------------------------
@@ -56,10 +76,9 @@ def _register_sharding() -> None:
         placements = [Replicate()] + [Shard(d) for d in range(ndim)]
         return [([p] if has_output else [], [p if is_tensor else None for is_tensor in tensors]) for p in placements]
 
-    for name in _POINTWISE_OPS:
-        in_place = name.endswith("_")  # returns nothing: its only output is its first argument
-        register_sharding(getattr(torch.ops.uaccel, name).default)(
-            lambda *args, _has_output=not in_place, **kwargs: shardings(args, _has_output)
+    for op in _POINTWISE_OPS:
+        register_sharding(op)(
+            lambda *args, _has_output=not _mutates_first_argument(op), **kwargs: shardings(args, _has_output)
         )
 
 
@@ -78,12 +97,12 @@ def _register_nested() -> None:
 
         layout = next(arg for arg in args if isinstance(arg, NestedTensor))
         values = func(*(arg._values if isinstance(arg, NestedTensor) else arg for arg in args), **kwargs)
-        if values is None:  # elu_ wrote into layout._values
+        if values is None:  # an in-place op wrote into layout._values
             return None
         return NestedTensor(values, **extract_kwargs(layout))
 
-    for name in _POINTWISE_OPS:
-        torch.library.register_torch_dispatch(f"uaccel::{name}", NestedTensor, pointwise)
+    for op in _POINTWISE_OPS:
+        torch.library.register_torch_dispatch(op._name, NestedTensor, pointwise)
 
 
 class _AfterImport(importlib.abc.MetaPathFinder):
