@@ -14,7 +14,7 @@ PY := $(VENV)/bin/python
 BUILD_DIR := $(abspath build/cmake-$(subst .,,$(notdir $(VENV))))
 SOURCES := setup.py pyproject.toml CMakeLists.txt $(shell find csrc cmake -type f)
 
-.PHONY: run test cpp-test sanitize bench build clean
+.PHONY: run test cpp-test sanitize bench build clean lint format
 run: build
 	$(PY) -m torch_uaccel
 
@@ -36,13 +36,13 @@ CMAKE_CUDA_ARGS = $(shell grep -E '^(CMAKE_CUDA_COMPILER|CUDA_TOOLKIT_ROOT_DIR):
 cpp-test: build
 	$(CMAKE_ENV) cmake -S . -B $(BUILD_DIR) -DUACCEL_BUILD_TESTS=ON
 	$(CMAKE_ENV) cmake --build $(BUILD_DIR) -j $(MAX_JOBS)
-	ctest --test-dir $(BUILD_DIR) --output-on-failure
-	cmake --install $(BUILD_DIR) --prefix $(PREFIX)
+	$(CMAKE_ENV) ctest --test-dir $(BUILD_DIR) --output-on-failure
+	$(CMAKE_ENV) cmake --install $(BUILD_DIR) --prefix $(PREFIX)
 	for project in tests/cpp/downstream examples/aoti; do \
 	  $(CMAKE_ENV) cmake -S $$project -B build/$$(basename $$project) -G Ninja -DCMAKE_PREFIX_PATH="$(PREFIX);$(TORCH_CMAKE_PREFIX)" \
 	    -DPython3_EXECUTABLE=$(abspath $(PY)) $(CMAKE_CUDA_ARGS) && \
 	  $(CMAKE_ENV) cmake --build build/$$(basename $$project) && \
-	  ctest --test-dir build/$$(basename $$project) --output-on-failure || exit 1; \
+	  $(CMAKE_ENV) ctest --test-dir build/$$(basename $$project) --output-on-failure || exit 1; \
 	done
 
 build: $(VENV)/.built
@@ -50,7 +50,7 @@ build: $(VENV)/.built
 $(VENV)/.deps:
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install -q --upgrade pip
-	$(VENV)/bin/pip install -q "torch==$(TORCH)" numpy pytest hypothesis ninja "setuptools>=64" wheel matplotlib
+	$(VENV)/bin/pip install -q "torch==$(TORCH)" numpy pytest hypothesis ninja "cmake>=3.25,<4" "setuptools>=64" wheel matplotlib
 	$(PY) -c "import torch; print('torch', torch.__version__, 'CUDA', torch.version.cuda)"
 	touch $@
 
@@ -72,6 +72,27 @@ sanitize: $(VENV)/.deps
 	LD_PRELOAD="$(SANITIZER_PRELOAD)" ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  $(PY) -m pytest -q -p no:cacheprovider -k "not compile and not cpp_api" tests
 	rm -f torch_uaccel/libuaccel.so
+
+# Lint and format: ruff (Python; pyproject.toml) and clang-format (C++/CUDA; .clang-format), pinned
+# so every machine and CI agree. `lint` checks and fails on any finding; `format` rewrites.
+RUFF_VERSION := 0.17.6
+CLANG_FORMAT_VERSION := 23.1.5
+LINT_DEPS := $(VENV)/.lint-$(RUFF_VERSION)-$(CLANG_FORMAT_VERSION)
+CXX_SOURCES = $(shell git ls-files --cached --others --exclude-standard -- csrc tests/cpp examples | grep -E '\.(cpp|h|cu|cuh)$$')
+lint: $(LINT_DEPS)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/clang-format --dry-run --Werror $(CXX_SOURCES)
+
+format: $(LINT_DEPS)
+	$(VENV)/bin/ruff check --fix --exit-zero .
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/clang-format -i $(CXX_SOURCES)
+
+$(LINT_DEPS):
+	test -x $(VENV)/bin/pip || $(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install -q "ruff==$(RUFF_VERSION)" "clang-format==$(CLANG_FORMAT_VERSION)"
+	touch $@
 
 clean:
 	rm -rf build *.egg-info torch_uaccel/libuaccel.so $(VENV)/.built

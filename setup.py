@@ -42,6 +42,12 @@ def _cuda_compiler() -> str | None:
     return None
 
 
+def _tool(name: str) -> str:
+    """The environment's own cmake/ninja (pip-installed beside this Python) before the system's."""
+    beside_python = os.path.join(os.path.dirname(sys.executable), name)
+    return beside_python if os.path.exists(beside_python) else name
+
+
 def cmake_arguments() -> list[str]:
     """CUDA is decided from torch (a CUDA build) and the toolkit, never from
     torch.cuda.is_available(): build hosts often have no GPU."""
@@ -55,9 +61,7 @@ def cmake_arguments() -> list[str]:
         f"-DUACCEL_SANITIZE={'ON' if _enabled('UACCEL_SANITIZE') else 'OFF'}",
         f"-DUACCEL_BUILD_TESTS={'ON' if _enabled('UACCEL_BUILD_TESTS') else 'OFF'}",
     ]
-    ninja = os.path.join(os.path.dirname(sys.executable), "ninja")
-    if os.path.exists(ninja):
-        arguments.append(f"-DCMAKE_MAKE_PROGRAM={ninja}")
+    arguments.append(f"-DCMAKE_MAKE_PROGRAM={_tool('ninja')}")
     compiler = _cuda_compiler()
     with_cuda = torch.version.cuda is not None and compiler is not None and not _enabled("UACCEL_CPU_ONLY")
     arguments.append(f"-DUACCEL_CPU_ONLY={'OFF' if with_cuda else 'ON'}")
@@ -77,9 +81,10 @@ class CMakeBuild(build_ext):
 
     def build_extension(self, ext: Extension) -> None:
         build_dir = os.environ.get("UACCEL_BUILD_DIR") or os.path.join(ROOT, "build", f"cmake-torch{torch.__version__}")
-        subprocess.check_call(["cmake", "-S", ROOT, "-B", build_dir, *cmake_arguments()])
+        cmake = _tool("cmake")
+        subprocess.check_call([cmake, "-S", ROOT, "-B", build_dir, *cmake_arguments()])
         jobs = os.environ.get("MAX_JOBS") or str(os.cpu_count() or 1)
-        subprocess.check_call(["cmake", "--build", build_dir, "-j", jobs])
+        subprocess.check_call([cmake, "--build", build_dir, "-j", jobs])
         destination = self.get_ext_fullpath(ext.name)
         os.makedirs(os.path.dirname(destination), exist_ok=True)
         shutil.copyfile(os.path.join(build_dir, "libuaccel.so"), destination)

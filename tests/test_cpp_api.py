@@ -2,6 +2,9 @@
 dispatcher, so a C++ caller gets first and second derivatives from the Autograd registrations."""
 import os
 import pathlib
+import shutil
+import subprocess
+import sys
 
 import pytest
 import torch
@@ -75,3 +78,23 @@ def test_cpp_caller_gets_first_and_second_derivatives(cpp_program, device, alpha
 def test_cpp_caller_reaches_memory_copy_and_host_registration(cpp_program):
     misalignment, allocations, equal = cpp_program.plumbing(torch.randn(33, 17), 4096)
     assert (misalignment, allocations, equal) == (0, 1, 1)
+
+
+def test_package_uses_the_library_a_cpp_host_already_loaded(tmp_path):
+    """A C++ program that linked TorchUaccel::uaccel (here: another copy of the library, loaded
+    first) and then imports torch_uaccel: the package uses the loaded library instead of
+    registering the uaccel ops a second time, which the dispatcher would refuse."""
+    host_copy = tmp_path / "libuaccel.so"
+    shutil.copyfile(torch_uaccel._library.path, host_copy)
+    code = f"""
+import ctypes
+import torch
+ctypes.CDLL({str(host_copy)!r}, mode=ctypes.RTLD_GLOBAL)
+import torch_uaccel
+x = torch.randn(100, requires_grad=True)
+torch.testing.assert_close(torch_uaccel.elu(x, 1.0), torch.nn.functional.elu(x, 1.0))
+maps = open("/proc/self/maps").read()
+assert {str(host_copy)!r} in maps and {str(torch_uaccel._library.path)!r} not in maps, maps
+"""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr

@@ -1,6 +1,6 @@
 // The memory API (uaccel/memory.h) and its operators. None of these ops takes a tensor, so they
 // are registered at CompositeExplicitAutograd, which the dispatcher uses for such calls;
-// aligned_empty's fake kernel is Python's (torch_uaccel/memory.py).
+// aligned_empty's fake kernel is Python's (torch_uaccel/_fake.py).
 #include <ATen/ATen.h>
 #include <c10/core/DefaultDtype.h>
 #include <torch/library.h>
