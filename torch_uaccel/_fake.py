@@ -4,42 +4,58 @@ Each mirrors the checks of its C++ kernel (same conditions, same messages) and p
 the output the real kernel produces (shape, dtype, device, strides), without reading concrete sizes.
 The C++ library points here (m.set_python_module), so tracing tells users to import it if needed.
 """
+import functools
+
 import torch
 
-from . import _checks
+from . import _checks, _library
+
+_OWN_FAKES: set[str] = set()  # ops with a fake written for them; other pointwise ops get _pointwise_fake
 
 
-# Fake kernels run every check of the C++ kernels (csrc/common/elementwise.h, csrc/elu/elu_kernels.h)
-# and produce the same strides. The C++ kernels allocate through TensorIterator, exactly as ATen's elu does, so
-# ATen's own meta kernels give the output layout (symbolic shapes included).
-@torch.library.register_fake("uaccel::elu")
-def _elu_fake(self: torch.Tensor, alpha=0.1, scale=1, input_scale=1) -> torch.Tensor:
-    _checks.floating("uaccel.elu", "self", self)
-    return torch.ops.aten.elu.default(self, alpha, scale, input_scale)
+def _own_fake(qualname: str):
+    _OWN_FAKES.add(qualname)
+    return torch.library.register_fake(qualname)
 
 
-@torch.library.register_fake("uaccel::elu_")
-def _elu_inplace_fake(self: torch.Tensor, alpha=0.1, scale=1, input_scale=1) -> None:
-    _checks.floating("uaccel.elu_", "self", self)
+def _pointwise_fake(op: torch._ops.OpOverload):
+    """The fake of a pointwise op (torch.Tag.pointwise) that has none of its own below: the shared
+    checks of csrc/common/elementwise.h on its tensor arguments, and the output of ATen's
+    TensorIterator on the same tensors (any ATen pointwise op allocates as our kernels do; a fake
+    one reads no data), or None in place."""
+    label = op._name.replace("::", ".")
+    names = [argument.name for argument in op._schema.arguments]
+
+    def fake(*args, **kwargs):
+        tensors = [(name, arg) for name, arg in zip(names, args, strict=False) if isinstance(arg, torch.Tensor)]
+        for name, tensor in tensors:
+            _checks.floating(label, name, tensor)
+        first_name, first = tensors[0]
+        for name, tensor in tensors[1:]:
+            _checks.same_dtype(label, first_name, first, name, tensor)
+            _checks.same_shape(label, first_name, first, name, tensor)
+            _checks.same_device(label, first_name, first, name, tensor)
+        if _library.mutates_first_argument(op):
+            return None
+        layout_operands = [tensor for _, tensor in tensors] * (2 if len(tensors) == 1 else 1)
+        return functools.reduce(torch.ops.aten.mul.Tensor, layout_operands)
+
+    return fake
 
 
-@torch.library.register_fake("uaccel::elu_backward")
-def _elu_backward_fake(grad_output: torch.Tensor, saved: torch.Tensor, alpha, is_result: bool, scale=1, input_scale=1) -> torch.Tensor:
-    op = "uaccel.elu_backward"
-    _checks.floating(op, "grad_output", grad_output)
-    _checks.floating(op, "saved", saved)
-    _checks.same_dtype(op, "grad_output", grad_output, "saved", saved)
-    _checks.same_shape(op, "grad_output", grad_output, "saved", saved)
-    _checks.same_device(op, "grad_output", grad_output, "saved", saved)
+# elu and elu_ take the pointwise fake; elu_backward adds its check on alpha.
+@_own_fake("uaccel::elu_backward")
+def _elu_backward_fake(grad_output, saved, alpha, is_result: bool, scale=1, input_scale=1) -> torch.Tensor:
+    out = _pointwise_fake(torch.ops.uaccel.elu_backward.default)(grad_output, saved)
     torch._check(
         not is_result or alpha >= 0,
-        lambda: f"{op}: is_result=True (saved is the forward output) needs alpha >= 0, because the output "
-        f"does not determine the input when alpha < 0; got alpha={alpha}",
+        lambda: "uaccel.elu_backward: is_result=True (saved is the forward output) needs alpha >= 0, because the "
+        f"output does not determine the input when alpha < 0; got alpha={alpha}",
     )
-    return torch.ops.aten.elu_backward.default(grad_output, alpha, scale, input_scale, False, saved)
+    return out
 
 
-@torch.library.register_fake("uaccel::aligned_empty")
+@_own_fake("uaccel::aligned_empty")
 def _aligned_empty_fake(size, *, alignment=64, dtype=None, device=None):
     # A compiled graph allocates its own buffers: the alignment could not hold, so refuse the trace.
     if torch.compiler.is_compiling():
@@ -51,8 +67,13 @@ def _aligned_empty_fake(size, *, alignment=64, dtype=None, device=None):
     return torch.empty(size, dtype=dtype, device=device or "cpu")
 
 
-@torch.library.register_fake("uaccel::async_copy_")
+@_own_fake("uaccel::async_copy_")
 def _async_copy_fake(dst: torch.Tensor, src: torch.Tensor) -> None:
     # Overlap between dst and src needs real addresses; only the real kernels can check it.
     _checks.same_dtype("uaccel.async_copy_", "dst", dst, "src", src)
     _checks.same_shape("uaccel.async_copy_", "dst", dst, "src", src)
+
+
+for _op in _library.pointwise_ops():
+    if _op._name not in _OWN_FAKES:
+        torch.library.register_fake(_op._name)(_pointwise_fake(_op))

@@ -21,6 +21,19 @@ def _already_registered() -> bool:
     return True
 
 
+def pointwise_ops() -> list[torch._ops.OpOverload]:
+    """The uaccel ops whose schema carries torch.Tag.pointwise (csrc/uaccel.cpp): the fake kernels
+    and the transform rules written once for all of them apply."""
+    names = sorted(name for name in torch._C._dispatch_get_all_op_names() if name.startswith("uaccel::"))
+    overloads = [getattr(torch.ops.uaccel, name.removeprefix("uaccel::")).default for name in names]
+    return [op for op in overloads if torch.Tag.pointwise in op.tags]
+
+
+def mutates_first_argument(op: torch._ops.OpOverload) -> bool:
+    """A pointwise op in place: writes its first argument and returns nothing."""
+    return not op._schema.returns
+
+
 def load() -> None:
     if _already_registered():
         return

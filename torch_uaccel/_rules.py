@@ -14,18 +14,10 @@ import sys
 
 import torch
 
+from . import _library
 
-def _pointwise_ops() -> list[torch._ops.OpOverload]:
-    names = sorted(name for name in torch._C._dispatch_get_all_op_names() if name.startswith("uaccel::"))
-    overloads = [getattr(torch.ops.uaccel, name.removeprefix("uaccel::")).default for name in names]
-    return [op for op in overloads if torch.Tag.pointwise in op.tags]
-
-
-def _mutates_first_argument(op: torch._ops.OpOverload) -> bool:
-    return not op._schema.returns  # the in-place form: writes its first argument, returns nothing
-
-
-_POINTWISE_OPS = _pointwise_ops()
+_POINTWISE_OPS = _library.pointwise_ops()
+_mutates_first_argument = _library.mutates_first_argument
 
 
 # -- vmap -------------------------------------------------------------------------------------------
