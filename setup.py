@@ -87,7 +87,9 @@ class CMakeBuild(build_ext):
         subprocess.check_call([cmake, "--build", build_dir, "-j", jobs])
         destination = self.get_ext_fullpath(ext.name)
         os.makedirs(os.path.dirname(destination), exist_ok=True)
-        shutil.copyfile(os.path.join(build_dir, "libuaccel.so"), destination)
+        # A new file renamed over the old one: processes that have the old library mapped keep it.
+        shutil.copyfile(os.path.join(build_dir, "libuaccel.so"), destination + ".tmp")
+        os.replace(destination + ".tmp", destination)
 
 
 setup(ext_modules=[Extension("torch_uaccel.libuaccel", sources=[])], cmdclass={"build_ext": CMakeBuild})
