@@ -14,7 +14,7 @@ PY := $(VENV)/bin/python
 BUILD_DIR := $(abspath build/cmake-$(subst .,,$(notdir $(VENV))))
 SOURCES := setup.py pyproject.toml CMakeLists.txt $(shell find csrc cmake -type f)
 
-.PHONY: run test cpp-test sanitize bench build clean lint format
+.PHONY: run test cpp-test sanitize bench build clean lint format expm1-sweep
 run: build
 	$(PY) -m torch_uaccel
 
@@ -25,6 +25,11 @@ bench: build
 	$(PY) benchmarks/bench_elu.py
 	$(PY) benchmarks/bench_memory.py
 	$(PY) benchmarks/bench_copy.py
+
+# The CPU expm1 against float64 on every float32 x <= 0 (2^31 values, about a minute per CPU path;
+# CI checks a dense sample in tests/test_expm1_accuracy.py).
+expm1-sweep: build
+	$(PY) tests/expm1_sweep.py
 
 # The LibTorch side, against the library `make build` built: the GoogleTest suite and the C++ example
 # under CTest, then `cmake --install` and projects outside the tree that find_package() it: a
@@ -50,7 +55,8 @@ build: $(VENV)/.built
 $(VENV)/.deps:
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install -q --upgrade pip
-	$(VENV)/bin/pip install -q "torch==$(TORCH)" numpy pytest hypothesis ninja "cmake>=3.25,<4" "setuptools>=64" wheel matplotlib
+	$(VENV)/bin/pip install -q "torch==$(TORCH)" numpy pytest hypothesis ninja "cmake>=3.25,<4" "setuptools>=64" wheel matplotlib \
+	  "nvidia-cuda-cuobjdump>=13.2" "nvidia-cuda-nvdisasm>=13.2"  # tests/test_cuda_sass.py reads the GPU code
 	$(PY) -c "import torch; print('torch', torch.__version__, 'CUDA', torch.version.cuda)"
 	touch $@
 

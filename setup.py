@@ -67,7 +67,11 @@ def cmake_arguments() -> list[str]:
     arguments.append(f"-DUACCEL_CPU_ONLY={'OFF' if with_cuda else 'ON'}")
     if compiler:  # torch's CMake config looks for the toolkit whenever torch is a CUDA build
         root = os.path.dirname(os.path.dirname(compiler))
-        arguments += [f"-DCMAKE_CUDA_COMPILER={compiler}", f"-DCUDAToolkit_ROOT={root}", f"-DCUDA_TOOLKIT_ROOT_DIR={root}"]
+        arguments += [
+            f"-DCMAKE_CUDA_COMPILER={compiler}",
+            f"-DCUDAToolkit_ROOT={root}",
+            f"-DCUDA_TOOLKIT_ROOT_DIR={root}",
+        ]
     if os.environ.get("TORCH_CUDA_ARCH_LIST"):
         arguments.append(f"-DTORCH_CUDA_ARCH_LIST={os.environ['TORCH_CUDA_ARCH_LIST']}")
     return arguments

@@ -1,58 +1,63 @@
-"""ELU benchmark: uaccel against ATen (F.elu / aten.elu_backward) and torch.compile, in one process.
+"""ELU benchmark: the op table's benchmarked rows (torch_uaccel.op_table, `benchmark=True`) against
+ATen, torch.compile and the roof (an op moving the same bytes with trivial math), in one process; and
+each forward op's training step (forward and backward through autograd, as each library runs it).
 
-Medians of torch.utils.benchmark's blocked_autorange. Writes JSON rows, a PNG plot (GB/s and
-ratio against ATen by size) and, with --update-readme, the README's benchmark table.
+Medians of torch.utils.benchmark's blocked_autorange. Writes JSON rows, a PNG plot (GB/s with the
+roof's, and ratio against ATen, by size) and, with --update-readme, the README's benchmark table.
 
     python benchmarks/bench_elu.py                    # CPU, sizes 2^10..2^24, 1 and 2 threads
     python benchmarks/bench_elu.py --device cuda      # GPU, sizes 2^16..2^30
 """
+
 import argparse
+import dataclasses
 import pathlib
 import sys
 
 import torch
 import torch.nn.functional as F
+from report import ROOT, machine_name, publish
 from torch.utils import benchmark
 
 import torch_uaccel
-from torch_uaccel.benchmark import median_seconds
+from torch_uaccel.benchmark import contention, median_seconds, time_row
+from torch_uaccel.op_table import OPS
 
-from report import ROOT, machine_name, publish
 ALPHA = 1.0
 
 
-def autograd_step(fn):
-    def step(x, g):
-        (dx,) = torch.autograd.grad(fn(x, ALPHA), x, g)
+def _step(fn):
+    """fn's training step: forward, then backward through autograd."""
+
+    def run(x, dy):
+        (dx,) = torch.autograd.grad(fn(x), x, dy)
         return dx
 
-    return step
+    return run
+
+
+def training_step(row):
+    """`row` forward then backward, each library saving what its autograd saves: x read, y written;
+    then dy and the saved tensor read, dx written. The roof: the roof op's step (relu's)."""
+    return dataclasses.replace(
+        row,
+        name=f"{row.name} forward+backward",
+        op=_step(row.op),
+        reference=_step(row.reference),
+        roof=_step(row.roof),
+        inputs_from=lambda x: {"": (x.detach().requires_grad_(), torch.randn_like(x))},
+        traffic=row.traffic + 3,
+    )
 
 
 def cases():
-    """name -> (uaccel fn, ATen fn, argument builder, bytes moved per element / element size)."""
-    compiled_forward = torch.compile(F.elu, fullgraph=True)
-
-    def forward_args(x):
-        return (x, ALPHA)
-
-    def backward_args(x):
-        return torch.randn_like(x), F.elu(x, ALPHA), x
-
-    return {
-        "forward": dict(
-            uaccel=torch.ops.uaccel.elu, aten=F.elu, compiled=compiled_forward, args=forward_args, traffic=2),
-        # Each library's backward as its autograd runs it: uaccel from the saved output (no exp),
-        # ATen from the saved input.
-        "backward": dict(
-            uaccel=lambda g, y, x: torch.ops.uaccel.elu_backward(g, y, ALPHA, True),
-            aten=lambda g, y, x: torch.ops.aten.elu_backward(g, ALPHA, 1, 1, False, x),
-            compiled=None, args=backward_args, traffic=3),
-        "forward+backward": dict(
-            uaccel=autograd_step(torch.ops.uaccel.elu), aten=autograd_step(F.elu),
-            compiled=autograd_step(torch.compile(F.elu, fullgraph=True)),
-            args=lambda x: (x.detach().requires_grad_(), torch.randn_like(x)), traffic=5),
-    }
+    """(row, the reference under torch.compile): the benchmarked rows, then the training step of each
+    one-input op among them."""
+    rows = [row for row in OPS if row.benchmark]
+    steps = [row for row in rows if row.supports_grad and len(row.plain_inputs(torch.empty(1))) == 1]
+    return [(row, torch.compile(row.reference, fullgraph=True)) for row in rows] + [
+        (training_step(row), _step(torch.compile(row.reference, fullgraph=True))) for row in steps
+    ]
 
 
 def run(device, dtypes, sizes, thread_counts, min_run_time):
@@ -60,26 +65,15 @@ def run(device, dtypes, sizes, thread_counts, min_run_time):
     rows, measurements = [], []
     for threads in thread_counts:
         torch.set_num_threads(threads)
-        for name, case in cases().items():
+        for row, compiled in cases():
+            label = f"{row.name} ({device}, {threads} thread{'s' * (threads > 1)})"
             for dtype in dtypes:
                 for numel in sizes:
-                    x = torch.randn(numel, device=device, dtype=dtype)
-                    args = case["args"](x)
-                    label = f"ELU {name} ({device}, {threads} thread{'s' * (threads > 1)})"
-                    sub = f"{str(dtype).removeprefix('torch.')} 2^{numel.bit_length() - 1}"
-                    row = dict(op=name, device=device, dtype=str(dtype).removeprefix("torch."), numel=numel, threads=threads)
-                    for impl in ("uaccel", "aten", "compiled"):
-                        if case[impl] is None:
-                            continue
-                        seconds, m = median_seconds(case[impl], *args, min_run_time=min_run_time,
-                                                    label=label, sub_label=sub, description=impl)
-                        measurements.append(m)
-                        row[f"{impl}_us"] = seconds * 1e6
-                    row["vs_aten"] = row["aten_us"] / row["uaccel_us"]
-                    if "compiled_us" in row:
-                        row["vs_compile"] = row["compiled_us"] / row["uaccel_us"]
-                    row["uaccel_GBps"] = case["traffic"] * numel * x.element_size() / row["uaccel_us"] / 1e3
-                    rows.append(row)
+                    result, timed = time_row(
+                        row, device, dtype, numel, min_run_time=min_run_time, compiled=compiled, label=label
+                    )
+                    rows.append(dict(result, threads=threads))
+                    measurements += timed
         if device != "cpu":
             break  # thread count only matters on the CPU
     benchmark.Compare(measurements).print()
@@ -126,20 +120,38 @@ def per_call_overhead(min_run_time):
 
 def markdown_table(rows, machine, result):
     saved = result["saved_activation_bytes"]
-    notes = [f"Measured on {machine}. Ratio > 1: uaccel faster (median time of the other / median time of uaccel). "
-             f"Plain copy in the same run: {', '.join(f'{k} fp32 {v:.1f} GB/s' for k, v in result['copy_GBps'].items())}. "
-             f"Saved activations, MLP with 3 ELU layers (batch 256, width 1024): nn.ELU {saved['nn.ELU'] / 2**20:.1f} MiB, "
-             f"torch_uaccel.ELU {saved['torch_uaccel.ELU'] / 2**20:.1f} MiB."]
+    copies = ", ".join(f"{k} fp32 {v:.1f} GB/s" for k, v in result["copy_GBps"].items())
+    notes = [
+        f"Measured on {machine}. Ratio > 1: uaccel faster (median time of the other / median time of uaccel).",
+        f"Plain copy in the same run: {copies}.",
+        (
+            f"Saved activations, MLP with 3 ELU layers (batch 256, width 1024): nn.ELU {saved['nn.ELU'] / 2**20:.1f} MiB, "
+            f"torch_uaccel.ELU {saved['torch_uaccel.ELU'] / 2**20:.1f} MiB."
+        ),
+    ]
     if "per_call_overhead" in result:
         o = result["per_call_overhead"]
         notes.append(f"Per call on a one-element tensor: uaccel {o['uaccel_us']:.2f} µs, F.elu {o['aten_us']:.2f} µs.")
-    lines = [" ".join(notes), "",
-             "| op | dtype | threads | elements | uaccel µs | ATen µs | vs ATen | vs torch.compile | uaccel GB/s |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    notes.append(
+        "Roof: an op moving the same bytes with trivial math (relu, mul; relu's training step); "
+        "of roof = roof time / uaccel time, 1 at best."
+    )
+    lines = [
+        " ".join(notes),
+        "",
+        (
+            "| op | dtype | threads | elements | uaccel µs | ATen µs | vs ATen | vs torch.compile | uaccel GB/s | "
+            "roof GB/s | of roof |"
+        ),
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
-        vs_compile = f"{r['vs_compile']:.2f}x" if "vs_compile" in r else "—"
-        lines.append(f"| {r['op']} | {r['dtype']} | {r['threads']} | 2^{r['numel'].bit_length() - 1} | {r['uaccel_us']:.1f} | "
-                     f"{r['aten_us']:.1f} | {r['vs_aten']:.2f}x | {vs_compile} | {r['uaccel_GBps']:.1f} |")
+        vs_compile = f"{r['vs_compiled']:.2f}x" if "vs_compiled" in r else "—"
+        lines.append(
+            f"| {r['op']} | {r['dtype']} | {r['threads']} | 2^{r['numel'].bit_length() - 1} | "
+            f"{r['uaccel_us']:.1f} | {r['aten_us']:.1f} | {r['vs_aten']:.2f}x | {vs_compile} | "
+            f"{r['uaccel_GBps']:.1f} | {r['roof_GBps']:.1f} | {r['vs_roof']:.2f} |"
+        )
     return "\n".join(lines)
 
 
@@ -155,11 +167,16 @@ def plot(rows, path):
         pts = [r for r in rows if (r["op"], r["dtype"], r["threads"]) == (op, dtype, threads)]
         sizes = [r["numel"] for r in pts]
         tag = f"{op} {dtype} {threads}t"
-        style = dict(marker="o", label=tag, linestyle="-" if threads == 1 else "--",
-                     color=f"C{sorted({s[:2] for s in series}).index((op, dtype))}")
+        style = {
+            "marker": "o",
+            "label": tag,
+            "linestyle": "-" if threads == 1 else "--",
+            "color": f"C{sorted({s[:2] for s in series}).index((op, dtype))}",
+        }
         bandwidth.plot(sizes, [r["uaccel_GBps"] for r in pts], **style)
+        bandwidth.plot(sizes, [r["roof_GBps"] for r in pts], color=style["color"], linestyle=":", lw=0.8)
         ratio.plot(sizes, [r["vs_aten"] for r in pts], **style)
-    for ax, title in ((bandwidth, "uaccel GB/s"), (ratio, "speed vs ATen (>1: uaccel faster)")):
+    for ax, title in ((bandwidth, "uaccel GB/s (dotted: the roof's)"), (ratio, "speed vs ATen (>1: uaccel faster)")):
         ax.set_xscale("log", base=2)
         ax.set_xlabel("elements")
         ax.set_title(title)
@@ -176,7 +193,9 @@ def main(argv=None):
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--max-log2", type=int, default=None, help="largest size, log2 (default 24 CPU, 30 GPU)")
     parser.add_argument("--min-run-time", type=float, default=0.2)
-    parser.add_argument("--out", type=pathlib.Path, default=None, help="JSON path (default benchmarks/results/elu_<device>.json)")
+    parser.add_argument(
+        "--out", type=pathlib.Path, default=None, help="JSON path (default benchmarks/results/elu_<device>.json)"
+    )
     parser.add_argument("--update-readme", action="store_true")
     args = parser.parse_args(argv)
 
@@ -184,9 +203,19 @@ def main(argv=None):
     max_log2 = args.max_log2 or (24 if args.device == "cpu" else 30)
     sizes = [2**k for k in range(10 if args.device == "cpu" else 16, max_log2 + 1, 2)]
     threads = [1, 2] if args.device == "cpu" else [torch.get_num_threads()]
+    contended = contention(2) if args.device == "cpu" else None
+    if contended:  # 2-thread timings would be the scheduler's quantum, not the op: time 1 thread only
+        print(f"The machine is contended ({contended}): timing 1 thread only.")
+        threads = [1]
     rows = run(args.device, (torch.float32, torch.bfloat16), sizes, threads, args.min_run_time)
-    result = {"machine": machine, "torch": torch.__version__, "uaccel": torch_uaccel.__version__,
-              "build": torch_uaccel.build_info(), "rows": rows}
+    result = {
+        "machine": machine,
+        "torch": torch.__version__,
+        "uaccel": torch_uaccel.__version__,
+        "build": torch_uaccel.build_info(),
+        "rows": rows,
+        "contention": contended,
+    }
     copy_log2 = 24 if args.device == "cpu" else 28
     result["copy_GBps"] = {f"2^{copy_log2}": copy_bandwidth(args.device, 2**copy_log2, args.min_run_time)}
     result["saved_activation_bytes"] = {

@@ -33,7 +33,7 @@ step() {
   step bench_elu "$PY" benchmarks/bench_elu.py --device cuda --out "$OUT/bench_elu_cuda.json"
   step bench_copy "$PY" benchmarks/bench_copy.py --device cuda --out "$OUT/bench_copy_cuda.json"
   # compute-sanitizer over the CUDA paths of every uaccel kernel (a subset: it is slow).
-  sanitized=(tests/test_elu.py tests/test_copy.py tests/test_copy_cuda.py tests/test_memory_cuda.py
+  sanitized=(tests/test_op_table.py tests/test_copy.py tests/test_copy_cuda.py tests/test_memory_cuda.py
              -m cuda -k "(float32 or copy or memory or pool) and not 2_pow_31 and not compile and not 256_mib")
   step memcheck compute-sanitizer --tool memcheck --error-exitcode 1 "$PY" -m pytest -q -x -p no:cacheprovider "${sanitized[@]}"
   step racecheck compute-sanitizer --tool racecheck --error-exitcode 1 "$PY" -m pytest -q -x -p no:cacheprovider "${sanitized[@]}"

@@ -63,10 +63,12 @@ TORCH_LIBRARY(uaccel, m) {
     return std::make_tuple(keys, values);
   });
   // The CPU kernel choice for a given request and CPU flags, for tests that play other CPUs.
-  m.def("_choose_cpu_capability(str requested, str[] cpu_flags) -> str[]", [](std::string requested, std::vector<std::string> flags) {
-    const auto choice = uaccel::cpu::choose_capability(requested, flags);
-    return std::vector<std::string>{uaccel::cpu::capability_name(choice.capability), choice.reason};
-  });
+  m.def(
+      "_choose_cpu_capability(str requested, str[] cpu_flags) -> str[]",
+      [](std::string requested, std::vector<std::string> flags) {
+        const auto choice = uaccel::cpu::choose_capability(requested, flags);
+        return std::vector<std::string>{uaccel::cpu::capability_name(choice.capability), choice.reason};
+      });
 
   // Memory (csrc/memory): aligned tensors, the CPU allocator hook, statistics, leak tracking.
   m.def("aligned_empty(SymInt[] size, *, int alignment=64, ScalarType? dtype=None, Device? device=None) -> Tensor");

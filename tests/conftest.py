@@ -14,7 +14,7 @@ atexit.register(shutil.rmtree, os.environ["TORCHINDUCTOR_CACHE_DIR"], ignore_err
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
-import torch_uaccel  # noqa: F401  (registers torch.ops.uaccel)
+import torch_uaccel  # noqa: E402, F401  (registers torch.ops.uaccel)
 
 HAS_CUDA = torch.cuda.is_available()
 # Under `make sanitize`: AddressSanitizer ignores mlock (VmLck stays 0) and holds freed memory in

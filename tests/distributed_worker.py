@@ -1,5 +1,6 @@
 """Run by test_distributed.py on 2 gloo ranks (torch.distributed.run on 127.0.0.1): the ELU family on
 DTensor, in a tensor-parallel MLP, and in DDP and FSDP2 training, each against nn.ELU's results."""
+
 import copy
 
 import torch
@@ -17,8 +18,11 @@ import torch_uaccel
 def check_dtensor_ops(mesh):
     x = torch.randn(8, 6, dtype=torch.float64)
     for placement in (Shard(0), Shard(1), Replicate()):
-        for ours, theirs in ((lambda t: torch_uaccel.elu(t, 0.3), lambda t: F.elu(t, 0.3)),
-                             (torch_uaccel.selu, F.selu), (lambda t: torch_uaccel.celu(t, 0.7), lambda t: F.celu(t, 0.7))):
+        for ours, theirs in (
+            (lambda t: torch_uaccel.elu(t, 0.3), lambda t: F.elu(t, 0.3)),
+            (torch_uaccel.selu, F.selu),
+            (lambda t: torch_uaccel.celu(t, 0.7), lambda t: F.celu(t, 0.7)),
+        ):
             dx = distribute_tensor(x, mesh, [placement]).requires_grad_()
             y = ours(dx)
             assert isinstance(y, DTensor) and y.placements == (placement,), (placement, y.placements)
@@ -47,7 +51,7 @@ def check_tensor_parallel(mesh):
     torch.testing.assert_close(out, expected)
     out.square().sum().backward()
     expected.square().sum().backward()
-    for (name, p), q in zip(ours.named_parameters(), reference.parameters()):
+    for (name, p), q in zip(ours.named_parameters(), reference.parameters(), strict=True):
         grad = p.grad.full_tensor() if isinstance(p.grad, DTensor) else p.grad
         torch.testing.assert_close(grad, q.grad, msg=name)
 
@@ -68,7 +72,7 @@ def check_training(wrap):
     batches = [(torch.randn(4, 6, dtype=torch.float64), torch.randn(4, 3, dtype=torch.float64)) for _ in range(3)]
     ours = train(mlp(torch_uaccel.ELU(0.5)), batches, wrap)
     theirs = train(mlp(torch.nn.ELU(0.5)), copy.deepcopy(batches), wrap)
-    for p, q in zip(ours, theirs):
+    for p, q in zip(ours, theirs, strict=True):
         torch.testing.assert_close(p.detach(), q.detach())
 
 

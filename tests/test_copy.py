@@ -1,14 +1,26 @@
 """uaccel.async_copy_ against Tensor.copy_ over dtypes, shapes and layouts; errors leave dst untouched."""
+
 import itertools
 
 import pytest
 import torch
-
-import torch_uaccel
 from conftest import HAS_CUDA
 
-DTYPES = [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int8, torch.uint8, torch.int32,
-          torch.int64, torch.bool, torch.complex64, torch.complex128]
+import torch_uaccel
+
+DTYPES = [
+    torch.float32,
+    torch.float64,
+    torch.float16,
+    torch.bfloat16,
+    torch.int8,
+    torch.uint8,
+    torch.int32,
+    torch.int64,
+    torch.bool,
+    torch.complex64,
+    torch.complex128,
+]
 
 
 def random_tensor(shape, dtype, device):
@@ -27,7 +39,7 @@ def layouts(shape, dtype, device):
     yield "contiguous", base
     if len(shape) >= 2:
         yield "reversed-dims", random_tensor(shape[::-1], dtype, device).permute(*range(len(shape) - 1, -1, -1))
-        yield "sliced", random_tensor((shape[0], shape[1] * 2) + tuple(shape[2:]), dtype, device)[:, ::2]
+        yield "sliced", random_tensor((shape[0], shape[1] * 2, *shape[2:]), dtype, device)[:, ::2]
     if len(shape) == 4:
         yield "channels_last", base.contiguous(memory_format=torch.channels_last)
     yield "offset", random_tensor((base.numel() + 1,), dtype, device)[1:].view(shape)
@@ -39,7 +51,9 @@ SHAPES = [(), (0,), (7,), (5, 9), (2, 3, 4, 5), (3 * 2**15 + 7,)]
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_matches_copy_for_every_layout_pair(device, dtype):
     for shape in SHAPES:
-        for (src_name, src), (dst_name, dst) in itertools.product(list(layouts(shape, dtype, device)), list(layouts(shape, dtype, device))):
+        for (src_name, src), (dst_name, dst) in itertools.product(
+            list(layouts(shape, dtype, device)), list(layouts(shape, dtype, device))
+        ):
             expected = dst.clone().copy_(src)
             out = torch_uaccel.async_copy(dst, src)
             if device != "cpu":
@@ -63,13 +77,19 @@ def _assert_refused(dst, src, pattern):
 
 
 def test_dtype_mismatch_is_refused(device):
-    _assert_refused(torch.zeros(3, device=device), torch.ones(3, dtype=torch.float64, device=device),
-                    r"expected dst and src to have the same dtype, but got torch.float32 and torch.float64")
+    _assert_refused(
+        torch.zeros(3, device=device),
+        torch.ones(3, dtype=torch.float64, device=device),
+        r"expected dst and src to have the same dtype, but got torch.float32 and torch.float64",
+    )
 
 
 def test_shape_mismatch_is_refused(device):
-    _assert_refused(torch.zeros(3, 4, device=device), torch.ones(4, 3, device=device),
-                    r"expected dst and src to have the same shape, but got \[3, 4\] and \[4, 3\]")
+    _assert_refused(
+        torch.zeros(3, 4, device=device),
+        torch.ones(4, 3, device=device),
+        r"expected dst and src to have the same shape, but got \[3, 4\] and \[4, 3\]",
+    )
 
 
 def test_overlapping_memory_is_refused(device):
@@ -77,7 +97,11 @@ def test_overlapping_memory_is_refused(device):
     _assert_refused(base[:10], base[5:15], "expected dst and src in separate memory, but they overlap")
     _assert_refused(base, base, "expected dst and src in separate memory, but they overlap")
     # Strided views of one storage whose byte ranges interleave are refused conservatively.
-    _assert_refused(base[::2], base[1::2], "expected dst and src in separate memory, but their byte ranges in one storage may overlap")
+    _assert_refused(
+        base[::2],
+        base[1::2],
+        "expected dst and src in separate memory, but their byte ranges in one storage may overlap",
+    )
     torch_uaccel.async_copy(base[:5], base[10:15])  # disjoint ranges of one storage are fine
     assert torch.equal(base[:5], base[10:15])
 
@@ -100,8 +124,11 @@ def test_fake_kernel_mirrors_the_checks():
 
 
 def test_opcheck(device):
-    for src, dst in [(torch.randn(3, 4), torch.empty(3, 4)), (torch.randn(4, 3).t(), torch.empty(3, 4)),
-                     (torch.randint(0, 9, (5,)), torch.empty(5, dtype=torch.int64))]:
+    for src, dst in [
+        (torch.randn(3, 4), torch.empty(3, 4)),
+        (torch.randn(4, 3).t(), torch.empty(3, 4)),
+        (torch.randint(0, 9, (5,)), torch.empty(5, dtype=torch.int64)),
+    ]:
         torch.library.opcheck(torch.ops.uaccel.async_copy_.default, (dst.to(device), src.to(device)))
 
 

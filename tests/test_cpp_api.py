@@ -1,5 +1,6 @@
 """The C++ API (csrc/include/uaccel) from a separately compiled program: the ops go through the
 dispatcher, so a C++ caller gets first and second derivatives from the Autograd registrations."""
+
 import os
 import pathlib
 import shutil

@@ -1,5 +1,6 @@
 """The CPU kernel path: ATEN_CPU_CAPABILITY is a ceiling, never a licence to run instructions the CPU
 lacks. The choice is a pure function of (request, CPU flags), so any CPU can be played here."""
+
 import ast
 import os
 import subprocess
@@ -11,7 +12,7 @@ import torch
 import torch_uaccel
 
 AVX2_FLAGS = ["avx2", "fma"]
-AVX512_FLAGS = AVX2_FLAGS + ["avx512f", "avx512bw", "avx512vl", "avx512dq"]
+AVX512_FLAGS = [*AVX2_FLAGS, "avx512f", "avx512bw", "avx512vl", "avx512dq"]
 
 
 def choose(requested, flags):
@@ -81,4 +82,6 @@ def test_forcing_a_path_the_cpu_lacks_falls_back(capability):
     assert chosen == torch_uaccel.build_info()["cpu_runnable"][-1]
     assert f"requested {capability.upper()}" in reason and "lacks" in reason
     expected = torch.nn.functional.elu(torch.tensor([-2.0, -0.5, 0.0, 1.5], dtype=torch.float64), 1.0)
-    torch.testing.assert_close(torch.tensor(ast.literal_eval(values), dtype=torch.float64), expected, rtol=1e-6, atol=1e-7)
+    torch.testing.assert_close(
+        torch.tensor(ast.literal_eval(values), dtype=torch.float64), expected, rtol=1e-6, atol=1e-7
+    )

@@ -1,4 +1,7 @@
-"""uaccel.elu under torch.compile (fullgraph, static and dynamic shapes) and torch.export."""
+"""uaccel.elu in compiled graphs: the custom ops stay in the graph (not traced through), and
+torch.export keeps one node. Every row of the op table compiles with fullgraph=True, static and
+dynamic, forward and backward, in tests/test_op_table.py."""
+
 import pytest
 import torch
 
@@ -18,42 +21,6 @@ class SmallMLP(torch.nn.Module):
         return self.fc2(self.act(self.fc1(x)))
 
 
-def _forward_backward(model, x):
-    out = model(x)
-    out.square().sum().backward()
-    grads = [p.grad.clone() for p in model.parameters()]
-    model.zero_grad()
-    return out.detach(), grads
-
-
-ACTIVATIONS = {
-    "module": lambda: torch_uaccel.ELU(0.3),
-    "function": lambda: _FunctionActivation(),
-    "negative-alpha": lambda: torch_uaccel.ELU(-0.5),
-}
-
-
-class _FunctionActivation(torch.nn.Module):
-    def forward(self, x):
-        return torch_uaccel.ELUFunction.apply(x, 0.3)
-
-
-@pytest.mark.parametrize("dynamic", [False, True])
-@pytest.mark.parametrize("activation", list(ACTIVATIONS))
-def test_compile_fullgraph_forward_backward(device, activation, dynamic):
-    torch._dynamo.reset()
-    torch.manual_seed(0)
-    model = SmallMLP(ACTIVATIONS[activation]()).to(device)
-    compiled = torch.compile(model, fullgraph=True, dynamic=dynamic)
-    for batch in (8, 13):  # a second shape: recompiles when static, reuses the graph when dynamic
-        x = torch.randn(batch, 16, device=device)
-        expected_out, expected_grads = _forward_backward(model, x)
-        out, grads = _forward_backward(compiled, x)
-        torch.testing.assert_close(out, expected_out)
-        for g, e in zip(grads, expected_grads):
-            torch.testing.assert_close(g, e)
-
-
 def test_compiled_graph_calls_the_custom_ops(device):
     torch._dynamo.reset()
     seen = []
@@ -70,7 +37,8 @@ def test_compiled_graph_calls_the_custom_ops(device):
 
     x = torch.randn(10, device=device, requires_grad=True)
     torch.compile(lambda t: torch_uaccel.elu(t, 0.5), backend=backend, fullgraph=True)(x).sum().backward()
-    assert "uaccel.elu.default" in seen and "uaccel.elu_backward.default" in seen
+    assert "uaccel.elu.default" in seen
+    assert "uaccel.elu_backward.default" in seen
 
 
 def test_export_keeps_one_elu_node(device):

@@ -1,6 +1,9 @@
 """The ELU family wherever F.elu/F.selu/F.celu work, with the same answers (float64 references):
 forward-mode AD, torch.func transforms, vmap through real batching rules, in-place forms, the
-nn modules, jagged nested tensors, and alpha under torch.compile."""
+nn modules, jagged nested tensors, and alpha under torch.compile. Values, gradcheck, opcheck, bad
+inputs and torch.compile of every op (in-place forms and ELUFunction included) are the op table's
+generic tests, in tests/test_op_table.py."""
+
 import warnings
 
 import pytest
@@ -10,55 +13,18 @@ import torch.nn.functional as F
 from torch.func import functional_call, grad, hessian, jacfwd, jacrev, jvp, vjp, vmap
 
 import torch_uaccel
-from samples import FAMILY, FLOAT_DTYPES, sample_inputs
+from torch_uaccel.op_table import FAMILY, off_the_kink
 
 
 def away_from_kink(*shape, device="cpu", seed=0):
     """float64 values of both signs, at least 0.1 from 0 where the derivatives jump."""
-    x = torch.randn(*shape, dtype=torch.float64, generator=torch.Generator().manual_seed(seed))
-    return (x.sign() * (x.abs() + 0.1)).to(device)
+    generator = torch.Generator().manual_seed(seed)
+    return off_the_kink(torch.randn(*shape, dtype=torch.float64, generator=generator)).to(device)
 
 
 @pytest.fixture(params=FAMILY, ids=repr)
 def act(request):
     return request.param
-
-
-@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
-def test_forward_matches_pytorch(device, act, dtype):
-    for sample in sample_inputs(device, dtype, large=False):
-        expected = act.reference(sample.x.double()).to(dtype)
-        torch.testing.assert_close(act.ours(sample.x), expected, equal_nan=True, msg=lambda m: f"{sample}: {m}")
-
-
-def test_gradcheck_forward_and_batched(device, act):
-    x = away_from_kink(3, 5, device=device).requires_grad_()
-    assert torch.autograd.gradcheck(act.ours, (x,), check_forward_ad=True, check_batched_grad=True,
-                                    check_batched_forward_grad=True)
-    assert torch.autograd.gradgradcheck(act.ours, (x,), check_fwd_over_rev=True, check_batched_grad=True)
-
-
-@pytest.mark.parametrize("alpha", [0.3, -0.5])
-def test_gradcheck_function_wrapper(device, alpha):
-    x = away_from_kink(7, device=device).requires_grad_()
-    fn = lambda t: torch_uaccel.ELUFunction.apply(t, alpha)  # noqa: E731
-    assert torch.autograd.gradcheck(fn, (x,), check_forward_ad=True, check_batched_grad=True,
-                                    check_batched_forward_grad=True)
-    assert torch.autograd.gradgradcheck(fn, (x,), check_batched_grad=True)
-
-
-@pytest.mark.parametrize("is_result", [True, False])
-@pytest.mark.parametrize("params", [(0.3, 1.0, 1.0), (1.6732632423543772, 1.0507009873554805, 1.0), (0.7, 1.0, 1 / 0.7)])
-def test_gradcheck_backward_op_forward_ad(device, params, is_result):
-    alpha, scale, input_scale = params
-    saved = away_from_kink(4, 3, device=device, seed=1)
-    if is_result:
-        saved = F.elu(saved, alpha)
-    fn = lambda g, s: torch.ops.uaccel.elu_backward(g, s, alpha, is_result, scale, input_scale)  # noqa: E731
-    args = (torch.randn_like(saved).requires_grad_(), saved.requires_grad_())
-    assert torch.autograd.gradcheck(fn, args, check_forward_ad=True, check_batched_grad=True,
-                                    check_batched_forward_grad=True)
-    assert torch.autograd.gradgradcheck(fn, args, check_fwd_over_rev=True)
 
 
 def _func_transforms():
@@ -79,15 +45,18 @@ def _func_transforms():
 def test_torch_func_matches_pytorch(device, act, transform):
     apply = _func_transforms()[transform]
     x = away_from_kink(6, device=device)
-    torch.testing.assert_close(apply(act.ours, x), apply(act.reference, x))
+    torch.testing.assert_close(apply(act.op, x), apply(act.reference, x))
 
 
 @pytest.mark.parametrize("alpha", [0.3, -0.5])
-@pytest.mark.parametrize("transform", list(_func_transforms()) + ["vmap", "vmap(grad)"])
+@pytest.mark.parametrize("transform", [*_func_transforms(), "vmap", "vmap(grad)"])
 def test_elu_function_wrapper_under_torch_func(device, alpha, transform):
     """ELUFunction (setup_context, jvp, a generated vmap rule) under every transform."""
-    apply = {**_func_transforms(), "vmap": lambda f, x: vmap(f)(x.view(2, 3)),
-             "vmap(grad)": lambda f, x: vmap(grad(lambda t: f(t).sum()))(x.view(2, 3))}[transform]
+    apply = {
+        **_func_transforms(),
+        "vmap": lambda f, x: vmap(f)(x.view(2, 3)),
+        "vmap(grad)": lambda f, x: vmap(grad(lambda t: f(t).sum()))(x.view(2, 3)),
+    }[transform]
     x = away_from_kink(6, device=device)
     if transform == "jacfwd(jacfwd)":  # PyTorch drops the second-order terms of any Python Function
         with pytest.raises(RuntimeError, match=r"ELUFunction: forward mode over forward mode"):
@@ -102,7 +71,7 @@ def test_forward_ad_dual_tensors(device, act):
     tangent = torch.randn_like(x)
     for requires_grad in (False, True):  # the no-grad fast path must keep tangents too
         with fwAD.dual_level():
-            ours = fwAD.unpack_dual(act.ours(fwAD.make_dual(x.clone().requires_grad_(requires_grad), tangent)))
+            ours = fwAD.unpack_dual(act.op(fwAD.make_dual(x.clone().requires_grad_(requires_grad), tangent)))
             theirs = fwAD.unpack_dual(act.reference(fwAD.make_dual(x.clone(), tangent)))
             assert ours.tangent is not None
             torch.testing.assert_close(ours.tangent, theirs.tangent)
@@ -114,8 +83,8 @@ def test_vmap_uses_batching_rules_without_warning(device, act, in_dim):
     x = away_from_kink(4, 5, 3, device=device)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the fallback warns "There is a performance drop"
-        torch.testing.assert_close(vmap(act.ours, in_dims=in_dim)(x), vmap(act.reference, in_dims=in_dim)(x))
-        nested = vmap(vmap(act.ours, in_dims=in_dim), in_dims=in_dim)
+        torch.testing.assert_close(vmap(act.op, in_dims=in_dim)(x), vmap(act.reference, in_dims=in_dim)(x))
+        nested = vmap(vmap(act.op, in_dims=in_dim), in_dims=in_dim)
         torch.testing.assert_close(nested(x), vmap(vmap(act.reference, in_dims=in_dim), in_dims=in_dim)(x))
         for name, compose in {
             "vmap(grad)": lambda f: vmap(grad(lambda t: f(t).sum())),
@@ -123,7 +92,7 @@ def test_vmap_uses_batching_rules_without_warning(device, act, in_dim):
             "vmap(jvp)": lambda f: vmap(lambda t: jvp(f, (t,), (torch.ones_like(t),))[1]),
             "vmap(jacrev)": lambda f: vmap(jacrev(f)),
         }.items():
-            torch.testing.assert_close(compose(act.ours)(x), compose(act.reference)(x), msg=name)
+            torch.testing.assert_close(compose(act.op)(x), compose(act.reference)(x), msg=name)
 
 
 @pytest.mark.parametrize("in_dims", [(0, 0), (0, None), (None, 1), (1, 0)])
@@ -151,6 +120,7 @@ def test_per_sample_gradients_through_functional_call(device):
     def per_sample(net):
         def loss(p, xi, yi):
             return F.mse_loss(functional_call(net, p, (xi[None],)), yi[None])
+
         return vmap(grad(loss), in_dims=(None, 0, 0))(params, x, y)
 
     ours, theirs = per_sample(model), per_sample(reference)
@@ -163,13 +133,13 @@ def test_inplace_values_version_and_gradient(device, act):
     expected = act.reference(x.clone())
     y = x.clone()
     version = y._version
-    assert act.ours(y, inplace=True) is y
+    assert act.op(y, inplace=True) is y
     assert y._version > version  # autograd's in-place checks see the write
     torch.testing.assert_close(y, expected)
-    if not act.has_inplace_grad:
+    if not act.inplace_variant.supports_grad:
         return
     leaf, ref_leaf = x.clone().requires_grad_(), x.clone().requires_grad_()
-    out = act.ours(leaf * 1, inplace=True)
+    out = act.op(leaf * 1, inplace=True)
     ref_out = act.reference(ref_leaf * 1, inplace=True)
     upstream = torch.randn_like(x)
     out.backward(upstream)
@@ -178,42 +148,10 @@ def test_inplace_values_version_and_gradient(device, act):
     with fwAD.dual_level():
         tangent = torch.randn_like(x)
         dual = fwAD.make_dual(x.clone(), tangent)
-        act.ours(dual, inplace=True)
+        act.op(dual, inplace=True)
         ref_dual = fwAD.make_dual(x.clone(), tangent)
         act.reference(ref_dual, inplace=True)
         torch.testing.assert_close(fwAD.unpack_dual(dual).tangent, fwAD.unpack_dual(ref_dual).tangent)
-
-
-def test_inplace_gradcheck(device, act):
-    if not act.has_inplace_grad:
-        pytest.skip("in place with autograd needs alpha >= 0 (see test_inplace_refusals_match_pytorch)")
-    x = away_from_kink(7, device=device).requires_grad_()
-    fn = lambda t: act.ours(t * 1, inplace=True)  # noqa: E731  (a non-leaf, written in place)
-    assert torch.autograd.gradcheck(fn, (x,), check_forward_ad=True, check_batched_grad=True,
-                                    check_batched_forward_grad=True)
-    assert torch.autograd.gradgradcheck(fn, (x,), check_fwd_over_rev=True)
-
-
-def test_inplace_rejects_non_floating_untouched(device):
-    x = torch.ones(4, dtype=torch.int32, device=device)
-    with pytest.raises(RuntimeError, match=r"uaccel\.elu_: expected self to be a floating-point tensor .*but got Int"):
-        torch_uaccel.elu(x, 0.3, inplace=True)
-    assert torch.equal(x, torch.ones(4, dtype=torch.int32, device=device))
-
-
-def test_inplace_refusals_match_pytorch(device):
-    leaf = torch.randn(4, device=device, requires_grad=True)
-    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation"):
-        torch_uaccel.elu(leaf, 0.3, inplace=True)
-    with pytest.raises(RuntimeError, match=r"uaccel\.elu_: in place with autograd .* needs alpha >= 0.*got alpha=-0\.5"):
-        torch_uaccel.elu(leaf * 1, -0.5, inplace=True)
-    x = torch.randn(4, device=device)
-    y = x.clone()
-    torch_uaccel.elu(y, -0.5, inplace=True)  # without autograd a negative alpha is fine
-    torch.testing.assert_close(y, F.elu(x, -0.5))
-    view = torch.randn(4, device=device).expand(3, 4)
-    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor refers to a single memory location"):
-        torch_uaccel.elu(view, 0.3, inplace=True)
 
 
 def test_inplace_under_vmap(device):
@@ -232,13 +170,16 @@ def test_inplace_gradient_through_a_view(device):
     torch.testing.assert_close(x.grad, ref.grad)
 
 
-@pytest.mark.parametrize("cls, ours", [(torch.nn.ELU, torch_uaccel.ELU), (torch.nn.SELU, torch_uaccel.SELU),
-                                        (torch.nn.CELU, torch_uaccel.CELU)])
+@pytest.mark.parametrize(
+    ("cls", "ours"),
+    [(torch.nn.ELU, torch_uaccel.ELU), (torch.nn.SELU, torch_uaccel.SELU), (torch.nn.CELU, torch_uaccel.CELU)],
+)
 @pytest.mark.parametrize("inplace", [False, True])
 def test_modules_are_drop_ins(device, cls, ours, inplace):
     kwargs = {"inplace": inplace} if cls is torch.nn.SELU else {"alpha": 0.7, "inplace": inplace}
     module, reference = ours(**kwargs), cls(**kwargs)
-    assert isinstance(module, cls) and module.inplace == inplace
+    assert isinstance(module, cls)
+    assert module.inplace == inplace
     assert repr(module) == repr(reference).replace(cls.__name__, ours.__name__)
     x = away_from_kink(3, 4, device=device)
     torch.testing.assert_close(module(x.clone()), reference(x.clone()))
@@ -250,29 +191,16 @@ def test_jagged_nested_tensors(device, act):
     def run(fn):
         nt = torch.nested.nested_tensor(parts, layout=torch.jagged, requires_grad=True)
         out = fn(nt)
-        assert out.is_nested and out.layout == torch.jagged
+        assert out.is_nested
+        assert out.layout == torch.jagged
         (out.values() ** 2).sum().backward()
         return out.values(), nt.grad.values()
 
-    for ours, theirs in zip(run(act.ours), run(act.reference)):
+    for ours, theirs in zip(run(act.op), run(act.reference), strict=True):
         torch.testing.assert_close(ours, theirs)
     nt = torch.nested.nested_tensor(parts, layout=torch.jagged)
-    act.ours(nt, inplace=True)
+    act.op(nt, inplace=True)
     torch.testing.assert_close(nt.values(), act.reference(torch.cat(parts)))
-
-
-@pytest.mark.parametrize("op, args", [
-    (torch.ops.uaccel.elu.default, (1.6732632423543772, 1.0507009873554805, 1.0)),
-    (torch.ops.uaccel.elu.default, (0.7, 1.0, 1 / 0.7)),
-    (torch.ops.uaccel.elu_.default, (0.3,)),
-    (torch.ops.uaccel.elu_.default, (0.7, 1.0, 1 / 0.7)),
-])
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
-def test_opcheck_family(device, op, args, dtype):
-    for sample in sample_inputs(device, dtype, large=False, differentiable=True):
-        if op is torch.ops.uaccel.elu_.default and not sample.x.is_contiguous():
-            continue  # opcheck writes into a clone, which is contiguous anyway
-        torch.library.opcheck(op, (sample.x.clone(),) + args)
 
 
 def test_tensor_and_out_of_range_alpha_are_refused():
@@ -290,31 +218,11 @@ def test_compiling_over_alpha_does_not_recompile_per_value():
 
     counter = torch._dynamo.testing.CompileCounter()
     torch._dynamo.reset()
-    compiled = torch.compile(lambda t, a: torch_uaccel.elu(t, a), backend=counter, fullgraph=True)
+    compiled = torch.compile(torch_uaccel.elu, backend=counter, fullgraph=True)
     x = torch.randn(16)
     for alpha in [0.05 + 0.1 * i for i in range(9)]:
         torch.testing.assert_close(compiled(x, alpha), F.elu(x, alpha))
     assert counter.frame_count <= 2  # as F.elu: one static graph, then one with alpha symbolic
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("dynamic", [False, True])
-def test_compile_fullgraph_every_op(device, act, dynamic):
-    torch._dynamo.reset()
-
-    def model(fn, x):
-        h = x * 2
-        return fn(fn(h) + 1, inplace=True) if act.has_inplace_grad else fn(h) + 1
-
-    compiled = torch.compile(lambda t: model(act.ours, t), fullgraph=True, dynamic=dynamic)
-    for rows in (8, 11):
-        xs = away_from_kink(rows, 3, device=device, seed=rows).requires_grad_()
-        ref = xs.detach().clone().requires_grad_()
-        out, expected = compiled(xs), model(act.reference, ref)
-        torch.testing.assert_close(out, expected)
-        out.sum().backward()
-        expected.sum().backward()
-        torch.testing.assert_close(xs.grad, ref.grad)
 
 
 @pytest.mark.slow
@@ -337,5 +245,5 @@ def test_compiled_autograd(act):
             model(x).square().sum().backward()
         return [p.grad.clone() for p in model.parameters()]
 
-    for ours, theirs in zip(grads(act.ours, compiled=True), grads(act.reference, compiled=False)):
+    for ours, theirs in zip(grads(act.op, compiled=True), grads(act.reference, compiled=False), strict=True):
         torch.testing.assert_close(ours, theirs)

@@ -1,5 +1,6 @@
 """Pinned zero-copy host registration on this machine: no copies, pages really locked (mlock without
 a CUDA device, visible as VmLck), reference counting of shared pages, lifetimes, errors, threads."""
+
 import mmap
 import resource
 import subprocess
@@ -8,9 +9,9 @@ import sys
 import numpy as np
 import pytest
 import torch
+from conftest import HAS_CUDA, UNDER_ASAN, run_threads, status_kib
 
 import torch_uaccel
-from conftest import HAS_CUDA, UNDER_ASAN, run_threads, status_kib
 
 PAGE = mmap.PAGESIZE
 
@@ -21,7 +22,8 @@ def vmlck_kib() -> int:
 
 needs_mlock = pytest.mark.skipif(
     HAS_CUDA or UNDER_ASAN,
-    reason="pages are pinned by cudaHostRegister with a CUDA device; AddressSanitizer ignores mlock")
+    reason="pages are pinned by cudaHostRegister with a CUDA device; AddressSanitizer ignores mlock",
+)
 
 
 @pytest.fixture
@@ -39,7 +41,7 @@ def page_aligned_array(nbytes, dtype=np.uint8):
     """A NumPy array starting on a page boundary (so page counts are exact)."""
     raw = np.zeros(nbytes + PAGE, dtype=np.uint8)
     offset = (-raw.ctypes.data) % PAGE
-    return raw[offset:offset + nbytes].view(dtype)
+    return raw[offset : offset + nbytes].view(dtype)
 
 
 def buffers():
@@ -55,15 +57,15 @@ def buffers():
 
 @pytest.mark.parametrize("kind", ["numpy", "tensor", "bytearray", "memoryview", "mmap"])
 def test_registration_shares_bytes_both_ways(kind):
-    name, obj, dtype = next(b for b in buffers() if b[0] == kind)
+    _, obj, dtype = next(b for b in buffers() if b[0] == kind)
     as_numpy = np.asarray(obj) if kind != "tensor" else obj.numpy()
     as_numpy = as_numpy.view(np.uint8).reshape(-1) if kind in ("bytearray", "memoryview", "mmap") else as_numpy
     with torch_uaccel.register_host(obj) as reg:
         assert reg.host.dtype == dtype and reg.host.device.type == "cpu"
         assert reg.host.data_ptr() == as_numpy.ctypes.data  # the same bytes: nothing was copied
-        reg.host[3] = 42                                    # a write through the tensor...
+        reg.host[3] = 42  # a write through the tensor...
         assert as_numpy[3] == 42
-        as_numpy[5] = 7                                     # ...and one through the object
+        as_numpy[5] = 7  # ...and one through the object
         assert int(reg.host[5]) == 7
         if HAS_CUDA:
             assert reg.device is not None and reg.device.is_cuda and reg.device.shape == reg.host.shape
@@ -100,7 +102,7 @@ def test_two_registrations_on_one_page_unlock_only_after_both_close(mlock_allowe
 def test_overlapping_registrations_spanning_several_ranges(mlock_allowed):
     base = vmlck_kib()
     array = page_aligned_array(10 * PAGE)
-    middle = torch_uaccel.register_host(array[3 * PAGE:5 * PAGE])
+    middle = torch_uaccel.register_host(array[3 * PAGE : 5 * PAGE])
     whole = torch_uaccel.register_host(array)  # covers the middle chunk and locks only the rest
     assert vmlck_kib() - base == 10 * PAGE // 1024
     middle.close()
@@ -125,9 +127,13 @@ def test_empty_buffer_registers():
 def test_read_only_buffers_are_refused():
     array = np.zeros(100)
     array.setflags(write=False)
-    with pytest.raises(RuntimeError, match=r"uaccel\.register_host: expected a writable array, but this NumPy array is read-only"):
+    with pytest.raises(
+        RuntimeError, match=r"uaccel\.register_host: expected a writable array, but this NumPy array is read-only"
+    ):
         torch_uaccel.register_host(array)
-    with pytest.raises(RuntimeError, match=r"uaccel\.register_host: expected a writable buffer, but this bytes is read-only"):
+    with pytest.raises(
+        RuntimeError, match=r"uaccel\.register_host: expected a writable buffer, but this bytes is read-only"
+    ):
         torch_uaccel.register_host(b"immutable")
 
 
@@ -141,15 +147,20 @@ def test_non_contiguous_buffers_are_refused():
 
 
 def test_other_objects_are_refused():
-    with pytest.raises(TypeError, match=r"uaccel\.register_host: expected a CPU tensor, a NumPy array or a writable buffer"):
+    with pytest.raises(
+        TypeError, match=r"uaccel\.register_host: expected a CPU tensor, a NumPy array or a writable buffer"
+    ):
         torch_uaccel.register_host(12)
-    with pytest.raises(RuntimeError, match=r"uaccel\.unregister_host: expected the id of an open registration, but got -5"):
+    with pytest.raises(
+        RuntimeError, match=r"uaccel\.unregister_host: expected the id of an open registration, but got -5"
+    ):
         torch.ops.uaccel.unregister_host(-5)
 
 
 @pytest.mark.slow
 def test_registration_is_eager_only():
     """A fullgraph trace through it must refuse, saying why."""
+
     def register(t):
         with torch_uaccel.register_host(t) as reg:
             return reg.host.sum()
@@ -170,7 +181,10 @@ def test_eight_threads_register_and_close_distinct_and_overlapping_buffers(mlock
         own = page_aligned_array(4 * PAGE)
         for step in range(200):
             start = (index + step) % 12 * PAGE + index * 8
-            with torch_uaccel.register_host(shared[start:start + 3 * PAGE]) as a, torch_uaccel.register_host(own) as b:
+            with (
+                torch_uaccel.register_host(shared[start : start + 3 * PAGE]) as a,
+                torch_uaccel.register_host(own) as b,
+            ):
                 a.host[0] = index
                 b.host[-1] = step % 256
             assert own[-1] == step % 256

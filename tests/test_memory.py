@@ -1,9 +1,10 @@
 """The aligned allocator: alignment, the PyTorch CPU hook, caching, statistics, leak tracking."""
+
 import pytest
 import torch
+from conftest import run_threads
 
 import torch_uaccel
-from conftest import run_threads
 from torch_uaccel import memory
 
 POWERS_OF_TWO = [2**k for k in range(0, 22)]  # 1 B .. 2 MiB
@@ -65,8 +66,8 @@ def test_hook_serves_factories_and_op_outputs_aligned_and_counted(alignment):
     before = memory.stats()
     with memory.cpu_allocator(alignment=alignment):
         tensors = [torch.empty(1000), torch.zeros(3, 7), torch.randn(129, dtype=torch.float64)]
-        tensors.append(tensors[0] * 2)                      # an op output
-        tensors.append(torch_uaccel.elu(tensors[1], 1.0))   # our own op's output
+        tensors.append(tensors[0] * 2)  # an op output
+        tensors.append(torch_uaccel.elu(tensors[1], 1.0))  # our own op's output
         during = memory.stats()
     assert during["alignment"] == alignment
     assert all(t.data_ptr() % alignment == 0 for t in tensors)
@@ -104,7 +105,9 @@ def test_nesting_restores_each_level_exactly():
     d = torch.empty(100)
     assert memory.stats()["allocations"] == counted  # d came from PyTorch's allocator
     assert b.data_ptr() % (1 << 16) == 0 and a.data_ptr() % 128 == 0 and c.data_ptr() % 128 == 0
-    with pytest.raises(RuntimeError, match=r"uaccel\.uninstall_cpu_allocator: expected an installed uaccel CPU allocator"):
+    with pytest.raises(
+        RuntimeError, match=r"uaccel\.uninstall_cpu_allocator: expected an installed uaccel CPU allocator"
+    ):
         memory.uninstall_cpu_allocator()
     del a, b, c, d
 
@@ -137,6 +140,34 @@ def test_cache_reuses_freed_blocks_and_empty_cache_releases_them():
     del again
     memory.empty_cache()
     assert memory.stats()["cached_bytes"] == 0
+
+
+def _vma_flags(address: int) -> list[str]:
+    """The VmFlags of the mapping of this process that holds `address` (/proc/self/smaps)."""
+    inside = False
+    with open("/proc/self/smaps") as smaps:
+        for line in smaps:
+            fields = line.split()
+            if "-" in fields[0] and ":" not in fields[0]:
+                start, end = (int(bound, 16) for bound in fields[0].split("-"))
+                inside = start <= address < end
+            elif inside and fields[0] == "VmFlags:":
+                return fields[1:]
+    raise AssertionError(f"no mapping holds {address:#x}")
+
+
+@pytest.mark.parametrize("mib", [2, 3, 64])
+def test_large_blocks_are_2_mib_aligned_and_advised_huge_pages(mib):
+    """Blocks of 2 MiB and more: 2 MiB aligned and madvise(MADV_HUGEPAGE)d (smaps flag "hg"), so a
+    first touch faults once per 2 MiB where THP is on; smaller ones keep the asked alignment."""
+    with memory.cpu_allocator(alignment=64):
+        large = torch.empty(mib << 20, dtype=torch.uint8)
+        small = torch.empty((1 << 20) - 64, dtype=torch.uint8)
+    assert large.data_ptr() % (2 << 20) == 0
+    assert "hg" in _vma_flags(large.data_ptr())
+    assert small.data_ptr() % 64 == 0
+    large.fill_(1)  # the pages work (and fault in) as any others
+    assert int(large.sum()) == mib << 20
 
 
 def test_cache_limit_bounds_cached_bytes():
@@ -193,9 +224,11 @@ def test_track_reports_nothing_when_everything_is_freed_and_raises_on_leak():
         del x
     assert t.leaks == []
     kept = None
-    with pytest.raises(memory.MemoryLeakError, match=r"uaccel\.memory\.track: 1 allocation\(s\), 4096 bytes"):
-        with memory.track(raise_on_leak=True):
-            kept = memory.aligned_empty(1024)
+    with (
+        pytest.raises(memory.MemoryLeakError, match=r"uaccel\.memory\.track: 1 allocation\(s\), 4096 bytes"),
+        memory.track(raise_on_leak=True),
+    ):
+        kept = memory.aligned_empty(1024)
     del kept
 
 
@@ -231,7 +264,7 @@ def test_training_under_the_hook_gives_the_same_numbers():
         losses, params = _train()
         assert memory.stats()["allocations"] > 0
     assert losses == expected_losses
-    for p, e in zip(params, expected_params):
+    for p, e in zip(params, expected_params, strict=True):
         assert torch.equal(p, e)
 
 
@@ -247,7 +280,9 @@ def test_absent_devices_are_errors_naming_them(call, device):
 def test_opcheck_aligned_empty():
     # aligned_empty's output is uninitialised, so only schema/fake/registration are compared.
     torch.library.opcheck(
-        torch.ops.uaccel.aligned_empty.default, ([3, 4],), {"alignment": 256, "dtype": torch.float32},
+        torch.ops.uaccel.aligned_empty.default,
+        ([3, 4],),
+        {"alignment": 256, "dtype": torch.float32},
         test_utils=("test_schema", "test_faketensor"),
     )
 
@@ -256,6 +291,7 @@ def test_opcheck_aligned_empty():
 @pytest.mark.parametrize("backend", ["aot_eager", "inductor"])
 def test_compile_refuses_aligned_empty(backend):
     """A compiled graph allocates its own buffers, so the alignment could not hold: refused, not silently lost."""
+
     @torch.compile(fullgraph=True, backend=backend)
     def make(n):
         return memory.aligned_empty((n, 4), alignment=4096).fill_(1.0) * 2

@@ -1,9 +1,10 @@
 """The uaccel CUDA allocator: aligned_empty on CUDA, and a MemPool that PyTorch's caching
 allocator draws its segments from. Needs a GPU (run by benchmarks/gpu_check.sh)."""
+
 import pytest
 import torch
-
 from conftest import HAS_CUDA
+
 from torch_uaccel import memory
 
 pytestmark = [pytest.mark.cuda, pytest.mark.skipif(not HAS_CUDA, reason="needs a CUDA device")]
@@ -35,8 +36,7 @@ def test_caching_allocator_draws_segments_from_the_uaccel_pool():
     assert during["alignment"] >= 4096
     assert x.data_ptr() % 512 == 0 and float(y.sum()) == 3 * (1 << 20)
     assert torch.cuda.memory_stats()["allocation.all.current"] >= 2  # PyTorch's own stats still work
-    with memory.track() as t:
-        with torch.cuda.use_mem_pool(pool):
-            z = torch.empty(64 << 20, dtype=torch.uint8, device="cuda")  # needs a new segment
+    with memory.track() as t, torch.cuda.use_mem_pool(pool):
+        z = torch.empty(64 << 20, dtype=torch.uint8, device="cuda")  # needs a new segment
     assert any(leak.device.startswith("cuda") and leak.size >= 64 << 20 for leak in t.leaks)
     del x, y, z

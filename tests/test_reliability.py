@@ -1,5 +1,6 @@
 """Concurrency and leak soak across every op, the allocator hook, track() and registration.
 UACCEL_SOAK_ITERATIONS (default 2000) sets the soak length; the issue's long run is 100000."""
+
 import gc
 import mmap
 import os
@@ -10,9 +11,9 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
+from conftest import UNDER_ASAN, run_threads, status_kib
 
 import torch_uaccel
-from conftest import UNDER_ASAN, run_threads, status_kib
 from torch_uaccel import memory
 
 SOAK = int(os.environ.get("UACCEL_SOAK_ITERATIONS", "2000"))

@@ -3,11 +3,11 @@
 Import order matters: torch first (libuaccel links against its libraries), then libuaccel, which
 registers the `torch.ops.uaccel` operators once per process.
 """
-import torch
 
-from ._version import __version__
+import torch  # noqa: F401  (first: libuaccel links against its libraries)
 
 from . import _library
+from ._version import __version__
 
 _library.load()  # registers the torch.ops.uaccel operators (once per process)
 
@@ -17,6 +17,17 @@ from .host import HostRegistration, register_host  # noqa: E402
 from .ops import CELU, ELU, SELU, ELUFunction, build_info, celu, elu, selu  # noqa: E402
 
 __all__ = [
-    "CELU", "ELU", "ELUFunction", "HostRegistration", "SELU", "async_copy", "build_info", "celu", "elu", "memory",
-    "register_host", "selu", "__version__",
+    "CELU",
+    "ELU",
+    "SELU",
+    "ELUFunction",
+    "HostRegistration",
+    "__version__",
+    "async_copy",
+    "build_info",
+    "celu",
+    "elu",
+    "memory",
+    "register_host",
+    "selu",
 ]

@@ -18,9 +18,7 @@ def floating(op: str, name: str, t: torch.Tensor) -> None:
 def _same(op: str, what: str, a_name: str, a_value, b_name: str, b_value) -> None:
     torch._check(
         a_value == b_value,
-        lambda: _FACTS["message.same"].format(
-            op=op, what=what, a=a_name, b=b_name, a_value=a_value, b_value=b_value
-        ),
+        lambda: _FACTS["message.same"].format(op=op, what=what, a=a_name, b=b_name, a_value=a_value, b_value=b_value),
     )
 
 

@@ -4,6 +4,7 @@ Each mirrors the checks of its C++ kernel (same conditions, same messages) and p
 the output the real kernel produces (shape, dtype, device, strides), without reading concrete sizes.
 The C++ library points here (m.set_python_module), so tracing tells users to import it if needed.
 """
+
 import functools
 
 import torch
@@ -49,8 +50,10 @@ def _elu_backward_fake(grad_output, saved, alpha, is_result: bool, scale=1, inpu
     out = _pointwise_fake(torch.ops.uaccel.elu_backward.default)(grad_output, saved)
     torch._check(
         not is_result or alpha >= 0,
-        lambda: "uaccel.elu_backward: is_result=True (saved is the forward output) needs alpha >= 0, because the "
-        f"output does not determine the input when alpha < 0; got alpha={alpha}",
+        lambda: (
+            "uaccel.elu_backward: is_result=True (saved is the forward output) needs alpha >= 0, because the "
+            f"output does not determine the input when alpha < 0; got alpha={alpha}"
+        ),
     )
     return out
 
@@ -59,8 +62,10 @@ def _elu_backward_fake(grad_output, saved, alpha, is_result: bool, scale=1, inpu
 def _aligned_empty_fake(size, *, alignment=64, dtype=None, device=None):
     # A compiled graph allocates its own buffers: the alignment could not hold, so refuse the trace.
     if torch.compiler.is_compiling():
-        raise RuntimeError("uaccel.aligned_empty: eager-only (a compiled graph allocates its own, unaligned "
-                           "buffers); allocate outside the compiled function and pass the tensor in")
+        raise RuntimeError(
+            "uaccel.aligned_empty: eager-only (a compiled graph allocates its own, unaligned "
+            "buffers); allocate outside the compiled function and pass the tensor in"
+        )
     _checks.alignment("uaccel.aligned_empty", alignment)
     for dim in size:
         torch._check(dim >= 0, lambda: f"uaccel.aligned_empty: expected sizes >= 0, but got {list(size)}")

@@ -31,14 +31,17 @@ def _vmap_rule(op: torch._ops.OpOverload):
     def rule(info, in_dims, *args):
         dims = [d for d, arg in zip(in_dims, args, strict=False) if isinstance(arg, torch.Tensor)]
         if _mutates_first_argument(op) and dims[0] is None:
-            raise RuntimeError(f"vmap: {op._name} writes its first argument in place, which is not batched while "
-                               "another argument is; batch it too (or use the out-of-place op)")
+            raise RuntimeError(
+                f"vmap: {op._name} writes its first argument in place, which is not batched while "
+                "another argument is; batch it too (or use the out-of-place op)"
+            )
         if len(dims) == 1:
             result, out_dim = op(*args), dims[0]
         else:
             args = [
                 (arg.movedim(d, 0) if d is not None else arg.expand(info.batch_size, *arg.shape))
-                if isinstance(arg, torch.Tensor) else arg
+                if isinstance(arg, torch.Tensor)
+                else arg
                 for arg, d in zip(args, in_dims, strict=False)
             ]
             result, out_dim = op(*args), 0
@@ -69,9 +72,8 @@ def _register_sharding() -> None:
         return [([p] if has_output else [], [p if is_tensor else None for is_tensor in tensors]) for p in placements]
 
     for op in _POINTWISE_OPS:
-        register_sharding(op)(
-            lambda *args, _has_output=not _mutates_first_argument(op), **kwargs: shardings(args, _has_output)
-        )
+        has_output = not _mutates_first_argument(op)
+        register_sharding(op)(lambda *args, _has_output=has_output, **kwargs: shardings(args, _has_output))
 
 
 # -- jagged nested tensors ---------------------------------------------------------------------------

@@ -1,10 +1,11 @@
 """Timing helpers shared by `python -m torch_uaccel` and benchmarks/: medians of
-torch.utils.benchmark's blocked_autorange, with the competitors timed in the same process, their
-spread, and a guard that says when the machine is too contended for the timings to mean much."""
+torch.utils.benchmark's blocked_autorange of an op-table row, with its competitors (ATen, the roof,
+torch.compile) timed in the same process, their spread, and a guard that says when the machine is too
+contended for the timings to mean much."""
+
 import logging
 
 import torch
-import torch.nn.functional as F
 
 # torch.utils.benchmark imports cpp_extension, which logs "No CUDA runtime is found, using
 # CUDA_HOME=..." on every machine without a GPU: noise for a timing helper, so silenced here.
@@ -55,23 +56,41 @@ def contention(threads: int | None = None) -> str | None:
         torch.set_num_threads(previous)
     if multi <= 0.8 * single:
         return None
-    return (f"relu on 2^21 floats took {multi * 1e6:.0f} µs with {threads} threads against {single * 1e6:.0f} µs "
-            f"with 1: another process holds a core")
+    return (
+        f"relu on 2^21 floats took {multi * 1e6:.0f} µs with {threads} threads against {single * 1e6:.0f} µs "
+        f"with 1: another process holds a core"
+    )
 
 
-def elu_forward_row(device: str, dtype: torch.dtype, numel: int, alpha: float = 1.0, min_run_time: float = 0.2) -> dict:
-    """uaccel.elu against F.elu on one tensor: medians, their spread, the ratio (>1: uaccel faster), GB/s."""
-    x = torch.randn(numel, device=device, dtype=dtype)
-    ours, ours_m = median_seconds(torch.ops.uaccel.elu, x, alpha, min_run_time=min_run_time)
-    aten, aten_m = median_seconds(F.elu, x, alpha, min_run_time=min_run_time)
-    bytes_moved = 2 * x.numel() * x.element_size()
-    return {
-        "device": device,
-        "dtype": str(dtype).removeprefix("torch."),
-        "numel": numel,
-        "uaccel_us": ours * 1e6,
-        "aten_us": aten * 1e6,
-        "spread": max(spread(ours_m), spread(aten_m)),
-        "speedup_vs_aten": aten / ours,
-        "uaccel_GBps": bytes_moved / ours / 1e9,
-    }
+def time_row(
+    row, device: str, dtype: torch.dtype, numel: int, *, min_run_time: float = 0.2, compiled=None, label: str = ""
+) -> tuple[dict, list]:
+    """One op-table row on `numel` elements, in the same process and on the same inputs: ours, ATen's
+    reference, its roof (the same bytes with trivial math: how fast this could be) and, if given, the
+    reference under torch.compile. Medians, their worst spread, ratios (> 1: uaccel faster; of the roof,
+    1 at best), GB/s; and the Measurements for torch.utils.benchmark.Compare."""
+    inputs = row.plain_inputs(torch.randn(numel, device=device, dtype=dtype))
+    competitors = {"uaccel": row.op, "aten": row.reference, "roof": row.roof, "compiled": compiled}
+    result = {"op": row.name, "device": device, "dtype": str(dtype).removeprefix("torch."), "numel": numel}
+    measurements = []
+    for name, fn in competitors.items():
+        if fn is None:
+            continue
+        seconds, measurement = median_seconds(
+            fn,
+            *inputs,
+            min_run_time=min_run_time,
+            label=label,
+            description=name,
+            sub_label=f"{result['dtype']} 2^{numel.bit_length() - 1}",
+        )
+        result[f"{name}_us"] = seconds * 1e6
+        measurements.append(measurement)
+    result["spread"] = max(spread(m) for m in measurements)
+    for name in ("aten", "roof", "compiled"):
+        if f"{name}_us" in result:
+            result[f"vs_{name}"] = result[f"{name}_us"] / result["uaccel_us"]
+    for name in ("uaccel", "roof"):
+        if f"{name}_us" in result:
+            result[f"{name}_GBps"] = row.bytes_per_element(dtype) * numel / result[f"{name}_us"] / 1e3
+    return result, measurements

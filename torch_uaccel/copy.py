@@ -1,4 +1,5 @@
 """Copies that stay on the caller's stream: ``torch_uaccel.async_copy(dst, src) -> dst``."""
+
 import torch
 
 __all__ = ["async_copy"]
@@ -14,6 +15,8 @@ def async_copy(dst: torch.Tensor, src: torch.Tensor) -> torch.Tensor:
     """
     for name, value in (("dst", dst), ("src", src)):
         if not isinstance(value, torch.Tensor):
-            raise TypeError(f"uaccel.async_copy: expected {name} to be a tensor, but got {type(value).__name__} ({value!r})")
+            raise TypeError(
+                f"uaccel.async_copy: expected {name} to be a tensor, but got {type(value).__name__} ({value!r})"
+            )
     torch.ops.uaccel.async_copy_(dst, src)
     return dst

@@ -8,6 +8,7 @@
 Eager-only (refused under torch.compile/export); the C++ entry points are
 torch.ops.uaccel.register_host / unregister_host.
 """
+
 import numpy as np
 import torch
 
@@ -24,24 +25,36 @@ def _host_tensor(obj) -> torch.Tensor:
     op = "uaccel.register_host"
     if isinstance(obj, torch.Tensor):
         if obj.layout != torch.strided or obj.is_nested or obj.is_quantized:
-            kind = "nested" if obj.is_nested else "quantized" if obj.is_quantized else str(obj.layout).removeprefix("torch.")
+            kind = (
+                "nested"
+                if obj.is_nested
+                else "quantized"
+                if obj.is_quantized
+                else str(obj.layout).removeprefix("torch.")
+            )
             raise TypeError(f"{op}: expected a dense (strided) CPU tensor, but got a {kind} tensor")
         if obj.device.type != "cpu":
             raise RuntimeError(f"{op}: expected a CPU tensor, but got one on {obj.device}")
         if not obj.is_contiguous():
-            raise RuntimeError(f"{op}: expected a contiguous tensor, but got strides {obj.stride()} for shape {tuple(obj.shape)}")
+            raise RuntimeError(
+                f"{op}: expected a contiguous tensor, but got strides {obj.stride()} for shape {tuple(obj.shape)}"
+            )
         return obj.detach()
     if isinstance(obj, np.ndarray):
         if not obj.flags.writeable:
             raise RuntimeError(f"{op}: expected a writable array, but this NumPy array is read-only")
         if not obj.flags.c_contiguous:
-            raise RuntimeError(f"{op}: expected a C-contiguous array, but got strides {obj.strides} for shape {obj.shape}")
+            raise RuntimeError(
+                f"{op}: expected a C-contiguous array, but got strides {obj.strides} for shape {obj.shape}"
+            )
         return torch.from_numpy(obj)
     try:
         export = memoryview(obj)
     except TypeError:
-        raise TypeError(f"{op}: expected a CPU tensor, a NumPy array or a writable buffer (bytearray, memoryview, "
-                        f"mmap), but got {type(obj).__name__}") from None
+        raise TypeError(
+            f"{op}: expected a CPU tensor, a NumPy array or a writable buffer (bytearray, memoryview, "
+            f"mmap), but got {type(obj).__name__}"
+        ) from None
     if export.readonly:
         export.release()
         raise RuntimeError(f"{op}: expected a writable buffer, but this {type(obj).__name__} is read-only")
@@ -106,6 +119,8 @@ def register_host(obj) -> HostRegistration:
     """
     # Not @torch.compiler.disable: that imports torch._dynamo (over a second) at import time.
     if torch.compiler.is_compiling():
-        raise RuntimeError("uaccel.register_host: eager-only (it locks pages and returns views over them); "
-                           "call it outside the function given to torch.compile or torch.export")
+        raise RuntimeError(
+            "uaccel.register_host: eager-only (it locks pages and returns views over them); "
+            "call it outside the function given to torch.compile or torch.export"
+        )
     return HostRegistration(obj)

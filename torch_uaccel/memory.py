@@ -11,6 +11,7 @@
 The C++ side (csrc/memory, uaccel/memory.h) is registered in TORCH_LIBRARY(uaccel), so LibTorch
 programs reach the same allocator. These helpers are eager-only.
 """
+
 import contextlib
 import ctypes
 import inspect
@@ -22,8 +23,18 @@ import torch
 from . import _checks, _library
 
 __all__ = [
-    "Leak", "MemoryLeakError", "aligned_empty", "cpu_allocator", "cuda_pool", "empty_cache", "install_cpu_allocator",
-    "reset_peak_stats", "set_cache_limit", "stats", "track", "uninstall_cpu_allocator",
+    "Leak",
+    "MemoryLeakError",
+    "aligned_empty",
+    "cpu_allocator",
+    "cuda_pool",
+    "empty_cache",
+    "install_cpu_allocator",
+    "reset_peak_stats",
+    "set_cache_limit",
+    "stats",
+    "track",
+    "uninstall_cpu_allocator",
 ]
 
 _INT64_MAX = 2**63 - 1
@@ -63,8 +74,10 @@ def _available_device(fn: str, device) -> torch.device:
         count = torch.cuda.device_count()
         index = device.index if device.index is not None else (torch.cuda.current_device() if count else 0)
         if not 0 <= index < count:
-            raise RuntimeError(f"{fn}: expected an available device, but got {device} "
-                               f"({count} CUDA device(s) here{'' if count else ': torch.cuda.is_available() is False'})")
+            raise RuntimeError(
+                f"{fn}: expected an available device, but got {device} "
+                f"({count} CUDA device(s) here{'' if count else ': torch.cuda.is_available() is False'})"
+            )
         return torch.device("cuda", index)
     if device.type != "cpu":
         raise RuntimeError(f"{fn}: expected a cpu or cuda device, but got {device}")
@@ -81,8 +94,10 @@ def aligned_empty(*size, alignment: int = 64, dtype=None, device=None, requires_
     """
     fn = "uaccel.aligned_empty"
     if torch.compiler.is_compiling():
-        raise RuntimeError(f"{fn}: eager-only (a compiled graph allocates its own, unaligned buffers); "
-                           "allocate outside the compiled function and pass the tensor in")
+        raise RuntimeError(
+            f"{fn}: eager-only (a compiled graph allocates its own, unaligned buffers); "
+            "allocate outside the compiled function and pass the tensor in"
+        )
     sizes = _sizes(fn, size)
     _int64(fn, "alignment", alignment)
     if dtype is not None and not isinstance(dtype, torch.dtype):
@@ -171,12 +186,14 @@ class track:
             raise RuntimeError("uaccel.memory.track: __exit__ without __enter__; use it as `with track() as t:`")
         token, self._token = self._token, None
         sizes, devices, where = torch.ops.uaccel.memory_track_end(token)
-        self.leaks = [Leak(s, d, w) for s, d, w in zip(sizes, devices, where)]
+        self.leaks = [Leak(s, d, w) for s, d, w in zip(sizes, devices, where, strict=True)]
         if self.raise_on_leak and self.leaks and exc_type is None:
             total = sum(leak.size for leak in self.leaks)
             details = "\n".join(f"  {leak.size} B on {leak.device} at {leak.where}" for leak in self.leaks[:10])
-            raise MemoryLeakError(f"uaccel.memory.track: {len(self.leaks)} allocation(s), {total} bytes, "
-                                  f"still alive at the end of the block:\n{details}")
+            raise MemoryLeakError(
+                f"uaccel.memory.track: {len(self.leaks)} allocation(s), {total} bytes, "
+                f"still alive at the end of the block:\n{details}"
+            )
         return False
 
 

@@ -3,6 +3,7 @@
 The operators themselves (schemas, CPU/CUDA kernels, autograd in both modes) are C++, see csrc/;
 their fake kernels are in _fake.py, and their rules for vmap, DTensor and nested tensors in _rules.py.
 """
+
 import numbers
 
 import torch
@@ -105,7 +106,8 @@ def _refuse_nested_forward_mode() -> None:
         raise RuntimeError(
             "torch_uaccel.ELUFunction: forward mode over forward mode (e.g. jacfwd(jacfwd(f))) through a Python "
             "autograd.Function drops the second-order terms in PyTorch; use torch_uaccel.elu, whose C++ autograd "
-            "supports it")
+            "supports it"
+        )
 
 
 class ELU(nn.ELU):

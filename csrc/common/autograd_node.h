@@ -92,8 +92,9 @@ inline torch::autograd::variable_list call_compiled(
       compiler->bind_function(swap.get_py_compiler(), name, std::move(fn), schema);
     }
   }
-  const auto output_metadata = torch::dynamo::autograd::IValuePacker<std::vector<std::optional<torch::autograd::InputMetadata>>>::pack(
-      torch::dynamo::autograd::get_input_metadata(node.next_edges()));
+  const auto output_metadata =
+      torch::dynamo::autograd::IValuePacker<std::vector<std::optional<torch::autograd::InputMetadata>>>::pack(
+          torch::dynamo::autograd::get_input_metadata(node.next_edges()));
   return compiler->call_function(swap.get_py_compiler(), "apply_functional", name, grads, args, output_metadata);
 }
 

@@ -9,8 +9,10 @@ namespace uaccel::checks {
 namespace {
 
 // The templates; fields in braces. Python formats them with str.format.
-constexpr const char* kFloatingMessage = "{op}: expected {name} to be a floating-point tensor ({dtypes}), but got {got}";
-constexpr const char* kSameMessage = "{op}: expected {a} and {b} to have the same {what}, but got {a_value} and {b_value}";
+constexpr const char* kFloatingMessage =
+    "{op}: expected {name} to be a floating-point tensor ({dtypes}), but got {got}";
+constexpr const char* kSameMessage =
+    "{op}: expected {a} and {b} to have the same {what}, but got {a_value} and {b_value}";
 constexpr const char* kAlignmentMessage =
     "{op}: expected alignment to be a power of two between 1 and {max} bytes, but got {got}";
 
@@ -36,8 +38,14 @@ template <typename Value>
 void same(const char* op, const char* what, const char* a_name, const Value& a, const char* b_name, const Value& b) {
   TORCH_CHECK(
       a == b,
-      format(kSameMessage,
-             {{"op", op}, {"a", a_name}, {"b", b_name}, {"what", what}, {"a_value", c10::str(a)}, {"b_value", c10::str(b)}}));
+      format(
+          kSameMessage,
+          {{"op", op},
+           {"a", a_name},
+           {"b", b_name},
+           {"what", what},
+           {"a_value", c10::str(a)},
+           {"b_value", c10::str(b)}}));
 }
 
 } // namespace
@@ -49,7 +57,9 @@ std::string dtype_name(c10::ScalarType type) {
 void floating(const char* op, const char* name, const at::Tensor& t) {
   TORCH_CHECK(
       std::find(kFloatingTypes.begin(), kFloatingTypes.end(), t.scalar_type()) != kFloatingTypes.end(),
-      format(kFloatingMessage, {{"op", op}, {"name", name}, {"dtypes", floating_dtypes_text()}, {"got", dtype_name(t.scalar_type())}}));
+      format(
+          kFloatingMessage,
+          {{"op", op}, {"name", name}, {"dtypes", floating_dtypes_text()}, {"got", dtype_name(t.scalar_type())}}));
 }
 
 void same_dtype(const char* op, const char* a_name, const at::Tensor& a, const char* b_name, const at::Tensor& b) {
@@ -67,7 +77,8 @@ void same_device(const char* op, const char* a_name, const at::Tensor& a, const 
 void alignment(const char* op, int64_t alignment) {
   TORCH_CHECK(
       alignment >= 1 && alignment <= kMaxAlignment && (alignment & (alignment - 1)) == 0,
-      format(kAlignmentMessage, {{"op", op}, {"max", std::to_string(kMaxAlignment)}, {"got", std::to_string(alignment)}}));
+      format(
+          kAlignmentMessage, {{"op", op}, {"max", std::to_string(kMaxAlignment)}, {"got", std::to_string(alignment)}}));
 }
 
 std::vector<std::pair<std::string, std::string>> shared_facts() {

@@ -95,8 +95,7 @@ CapabilityChoice choose_capability(const std::string& requested, const std::vect
   return {
       best,
       std::string("requested ") + capability_name(level->capability) + ", but " +
-          (missing.empty() ? std::string("this build has no such kernels")
-                           : "this CPU lacks " + join(missing)) +
+          (missing.empty() ? std::string("this build has no such kernels") : "this CPU lacks " + join(missing)) +
           ": fell back to " + capability_name(best)};
 }
 
@@ -106,12 +105,9 @@ std::vector<std::string> cpu_flags() {
   // libgcc's checks include the OS's support (XSAVE state enabled), not only cpuid's bits.
   __builtin_cpu_init();
   const std::pair<const char*, bool> supported[] = {
-      {"avx2", __builtin_cpu_supports("avx2")},
-      {"fma", __builtin_cpu_supports("fma")},
-      {"avx512f", __builtin_cpu_supports("avx512f")},
-      {"avx512bw", __builtin_cpu_supports("avx512bw")},
-      {"avx512vl", __builtin_cpu_supports("avx512vl")},
-      {"avx512dq", __builtin_cpu_supports("avx512dq")},
+      {"avx2", __builtin_cpu_supports("avx2")},         {"fma", __builtin_cpu_supports("fma")},
+      {"avx512f", __builtin_cpu_supports("avx512f")},   {"avx512bw", __builtin_cpu_supports("avx512bw")},
+      {"avx512vl", __builtin_cpu_supports("avx512vl")}, {"avx512dq", __builtin_cpu_supports("avx512dq")},
   };
   for (const auto& [flag, present] : supported) {
     if (present) {

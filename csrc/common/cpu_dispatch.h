@@ -27,9 +27,7 @@ class CpuDispatch {
   // constant-initialised before any of them runs.
   constexpr CpuDispatch() = default;
 
-  void set(Capability level, Fn kernel) {
-    kernels_[static_cast<size_t>(level)] = kernel;
-  }
+  void set(Capability level, Fn kernel) { kernels_[static_cast<size_t>(level)] = kernel; }
 
   template <typename... Args>
   decltype(auto) operator()(Args&&... args) const {
@@ -54,8 +52,8 @@ class CpuDispatch {
 #define UACCEL_DECLARE_CPU_DISPATCH(name, fn_type) inline ::uaccel::cpu::CpuDispatch<fn_type> name
 
 // In a *_isa.cpp file: registers `fn` as `name`'s kernel for the ISA this copy is compiled for.
-#define UACCEL_REGISTER_CPU_KERNEL(name, fn)                      \
-  static const bool C10_CONCATENATE(name, _registered_) = [] {   \
-    name.set(::uaccel::cpu::Capability::CPU_CAPABILITY, fn);      \
-    return true;                                                  \
+#define UACCEL_REGISTER_CPU_KERNEL(name, fn)                   \
+  static const bool C10_CONCATENATE(name, _registered_) = [] { \
+    name.set(::uaccel::cpu::Capability::CPU_CAPABILITY, fn);   \
+    return true;                                               \
   }()

@@ -23,7 +23,8 @@ namespace detail {
 
 // Contiguous raw-pointer core in the math type: out[i] = op(in_0[i], ..., in_N-1[i]).
 template <typename T, typename Op, size_t... I>
-void map_contiguous(T* out, const std::array<const T*, sizeof...(I)>& in, int64_t n, const Op& op, std::index_sequence<I...>) {
+void map_contiguous(
+    T* out, const std::array<const T*, sizeof...(I)>& in, int64_t n, const Op& op, std::index_sequence<I...>) {
   using Vec = at::vec::Vectorized<T>;
   int64_t i = 0;
   for (; i + Vec::size() <= n; i += Vec::size()) {

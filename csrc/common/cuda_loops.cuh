@@ -155,8 +155,9 @@ void elementwise(at::TensorIteratorBase& iter, const Op& op) {
       flat_kernel<1, scalar_t, N><<<grid_for(n / kUnroll), kThreads, 0, stream>>>(out, in, n, op);
     }
   } else {
-    TORCH_CHECK(iter.ndim() <= kMaxDims, "uaccel: CUDA kernels support at most ", kMaxDims,
-                " non-mergeable dimensions, got ", iter.ndim());
+    TORCH_CHECK(
+        iter.ndim() <= kMaxDims, "uaccel: CUDA kernels support at most ", kMaxDims, " non-mergeable dimensions, got ",
+        iter.ndim());
     Array<char*, N + 1> data;
     StridedLayout<N + 1> layout{};
     layout.ndim = iter.ndim();

@@ -24,8 +24,8 @@ inline at::TensorIterator unary_inplace(const char* op, const at::Tensor& self) 
 }
 
 // out = f(a, b): same dtype, shape and device (no broadcasting, no type promotion).
-inline at::TensorIterator binary(const char* op, const char* a_name, const at::Tensor& a, const char* b_name,
-                                 const at::Tensor& b) {
+inline at::TensorIterator binary(
+    const char* op, const char* a_name, const at::Tensor& a, const char* b_name, const at::Tensor& b) {
   checks::floating(op, a_name, a);
   checks::floating(op, b_name, b);
   checks::same_dtype(op, a_name, a, b_name, b);

@@ -27,8 +27,9 @@ std::string tensor_kind(const at::Tensor& t) {
 }
 
 void check_dense(const char* name, const at::Tensor& t) {
-  TORCH_CHECK(t.layout() == at::kStrided && !t.is_nested() && !t.is_quantized(), kOp, ": expected ", name,
-              " to be a dense (strided) tensor, but got a ", tensor_kind(t), " tensor");
+  TORCH_CHECK(
+      t.layout() == at::kStrided && !t.is_nested() && !t.is_quantized(), kOp, ": expected ", name,
+      " to be a dense (strided) tensor, but got a ", tensor_kind(t), " tensor");
 }
 
 } // namespace
@@ -37,24 +38,28 @@ void check_copy_operands(const at::Tensor& dst, const at::Tensor& src) {
   check_dense("dst", dst);
   check_dense("src", src);
   const bool cpu_and_cuda = (dst.is_cpu() && src.is_cuda()) || (dst.is_cuda() && src.is_cpu());
-  TORCH_CHECK(dst.device() == src.device() || cpu_and_cuda, kOp,
-              ": expected dst and src on the same device, or one on the CPU and one on CUDA, but got ", dst.device(),
-              " and ", src.device());
+  TORCH_CHECK(
+      dst.device() == src.device() || cpu_and_cuda, kOp,
+      ": expected dst and src on the same device, or one on the CPU and one on CUDA, but got ", dst.device(), " and ",
+      src.device());
 }
 
 void check_copy_args(const at::Tensor& dst, const at::Tensor& src) {
   checks::same_dtype(kOp, "dst", dst, "src", src);
   checks::same_shape(kOp, "dst", dst, "src", src);
-  TORCH_CHECK(at::has_internal_overlap(dst) != at::MemOverlap::Yes, kOp,
-              ": expected dst whose elements do not share memory, but got strides ", dst.strides(), " for shape ",
-              dst.sizes(), " (an expanded tensor?)");
+  TORCH_CHECK(
+      at::has_internal_overlap(dst) != at::MemOverlap::Yes, kOp,
+      ": expected dst whose elements do not share memory, but got strides ", dst.strides(), " for shape ", dst.sizes(),
+      " (an expanded tensor?)");
   const auto overlap = at::get_overlap_status(dst, src);
-  TORCH_CHECK(overlap != at::MemOverlapStatus::Full && overlap != at::MemOverlapStatus::Partial, kOp,
-              ": expected dst and src in separate memory, but they overlap");
+  TORCH_CHECK(
+      overlap != at::MemOverlapStatus::Full && overlap != at::MemOverlapStatus::Partial, kOp,
+      ": expected dst and src in separate memory, but they overlap");
   // ATen answers TooHard for non-dense tensors; then only byte ranges that cannot meet pass.
-  TORCH_CHECK(overlap != at::MemOverlapStatus::TooHard || !dst.storage().is_alias_of(src.storage()) ||
-                  !byte_ranges_meet(dst, src),
-              kOp, ": expected dst and src in separate memory, but their byte ranges in one storage may overlap");
+  TORCH_CHECK(
+      overlap != at::MemOverlapStatus::TooHard || !dst.storage().is_alias_of(src.storage()) ||
+          !byte_ranges_meet(dst, src),
+      kOp, ": expected dst and src in separate memory, but their byte ranges in one storage may overlap");
 }
 
 bool same_dense_layout(const at::Tensor& a, const at::Tensor& b) {

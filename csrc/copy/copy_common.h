@@ -33,12 +33,18 @@ struct alignas(16) Word16 {
 template <typename F>
 void dispatch_by_element_size(size_t element_size, F&& f) {
   switch (element_size) {
-    case 1: return f(uint8_t{});
-    case 2: return f(uint16_t{});
-    case 4: return f(uint32_t{});
-    case 8: return f(uint64_t{});
-    case 16: return f(Word16{});
-    default: TORCH_CHECK(false, kOp, ": unsupported element size ", element_size, " bytes");
+    case 1:
+      return f(uint8_t{});
+    case 2:
+      return f(uint16_t{});
+    case 4:
+      return f(uint32_t{});
+    case 8:
+      return f(uint64_t{});
+    case 16:
+      return f(Word16{});
+    default:
+      TORCH_CHECK(false, kOp, ": unsupported element size ", element_size, " bytes");
   }
 }
 

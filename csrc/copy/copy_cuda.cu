@@ -64,7 +64,8 @@ void host_to_device(const at::Tensor& dst, const at::Tensor& src, const c10::cud
   }
   // Device side: dst itself when the layouts match, else a landing tensor the kernel restrides from.
   const at::Tensor landing = same_dense_layout(dst, pinned) ? dst : at::empty_like(pinned, dst.options());
-  C10_CUDA_CHECK(cudaMemcpyAsync(landing.data_ptr(), pinned.data_ptr(), pinned.nbytes(), cudaMemcpyHostToDevice, stream));
+  C10_CUDA_CHECK(
+      cudaMemcpyAsync(landing.data_ptr(), pinned.data_ptr(), pinned.nbytes(), cudaMemcpyHostToDevice, stream));
   hold_pinned_until_done(pinned, stream);
   if (!landing.is_same(dst)) {
     copy_on_device(dst, landing, stream);
@@ -94,8 +95,8 @@ void device_to_host(const at::Tensor& dst, const at::Tensor& src, const c10::cud
     device_side = at::empty_like(host_side, src.options());
     copy_on_device(device_side, src, stream);
   }
-  C10_CUDA_CHECK(cudaMemcpyAsync(host_side.data_ptr(), device_side.data_ptr(), host_side.nbytes(),
-                                 cudaMemcpyDeviceToHost, stream));
+  C10_CUDA_CHECK(cudaMemcpyAsync(
+      host_side.data_ptr(), device_side.data_ptr(), host_side.nbytes(), cudaMemcpyDeviceToHost, stream));
   if (host_side.is_same(dst)) {
     hold_pinned_until_done(dst, stream);
     return;
@@ -120,8 +121,9 @@ void device_to_device(const at::Tensor& dst, const at::Tensor& src, const c10::c
     copy_on_device(dst, src, stream);
     return;
   }
-  TORCH_CHECK(same_dense_layout(dst, src), kOp, ": expected dst and src with the same dense layout for a copy between ",
-              src.device(), " and ", dst.device(), ", but got strides ", src.strides(), " and ", dst.strides());
+  TORCH_CHECK(
+      same_dense_layout(dst, src), kOp, ": expected dst and src with the same dense layout for a copy between ",
+      src.device(), " and ", dst.device(), ", but got strides ", src.strides(), " and ", dst.strides());
   // Order after the work already queued on the source device's current stream. The event belongs
   // to the source device, so it is made, recorded and destroyed there.
   {
@@ -133,8 +135,8 @@ void device_to_device(const at::Tensor& dst, const at::Tensor& src, const c10::c
     C10_CUDA_CHECK(cudaStreamWaitEvent(stream, source_ready, 0));
     C10_CUDA_CHECK(cudaEventDestroy(source_ready));
   }
-  C10_CUDA_CHECK(cudaMemcpyPeerAsync(dst.data_ptr(), dst.device().index(), src.data_ptr(), src.device().index(),
-                                     dst.nbytes(), stream));
+  C10_CUDA_CHECK(cudaMemcpyPeerAsync(
+      dst.data_ptr(), dst.device().index(), src.data_ptr(), src.device().index(), dst.nbytes(), stream));
 }
 
 void async_copy_cuda(const at::Tensor& dst, const at::Tensor& src) {

@@ -32,7 +32,8 @@ const c10::TypedOperatorHandle<EluBackwardSignature>& elu_backward_handle() {
 
 } // namespace elu_ops
 
-at::Tensor elu(const at::Tensor& self, const at::Scalar& alpha, const at::Scalar& scale, const at::Scalar& input_scale) {
+at::Tensor elu(
+    const at::Tensor& self, const at::Scalar& alpha, const at::Scalar& scale, const at::Scalar& input_scale) {
   return elu_ops::elu_handle().call(self, alpha, scale, input_scale);
 }
 

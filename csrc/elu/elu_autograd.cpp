@@ -52,10 +52,11 @@ at::Tensor backward(const at::Tensor& grad, const at::Tensor& saved, const Param
 // d/d(saved) of elu_backward(g, saved) times `h` (h = g * the incoming gradient or tangent of saved).
 // From the input x: on the negative side the derivative is g * input_scale^2 * alpha * scale *
 // exp(input_scale * x) = input_scale * elu_backward(g, x); from the output y: g * input_scale. The
-// positive side is g * scale, a constant: zero derivative.
+// positive side is g * scale, a constant: zero derivative. At saved == 0 exactly, the positive side,
+// as ATen's elu_double_backward takes it (so hessian(elu)(0) is 0, as with F.elu).
 at::Tensor backward_wrt_saved(const at::Tensor& h, const at::Tensor& saved, const Parameters& p, bool is_result) {
   const auto negative_side = is_result ? h * p.input_scale : backward(h, saved, p, false) * p.input_scale;
-  return at::where(saved <= 0, negative_side, at::zeros_like(negative_side));
+  return at::where(saved < 0, negative_side, at::zeros_like(negative_side));
 }
 
 // The gradient of elu and elu_: dx = elu_backward(dy, saved).
@@ -90,16 +91,20 @@ struct UaccelEluBackward : torch::autograd::TraceableFunction {
   // The packed arguments have one schema per node type for the process: scalars always as double.
   variable_list apply_with_saved(const variable_list& grads, torch::autograd::SwapSavedVariables& swap) override {
     swap.before(saved_);
-    const std::vector<c10::IValue> args{
-        uaccel::autograd::needs_input_grad(*this), saved_.unpack(), parameters.alpha.toDouble(),
-        parameters.scale.toDouble(), parameters.input_scale.toDouble(), is_result};
+    const std::vector<c10::IValue> args{uaccel::autograd::needs_input_grad(*this),
+                                        saved_.unpack(),
+                                        parameters.alpha.toDouble(),
+                                        parameters.scale.toDouble(),
+                                        parameters.input_scale.toDouble(),
+                                        is_result};
     auto result = uaccel::autograd::call_compiled(*this, swap, name(), &compute_packed, grads, args);
     swap.after(saved_);
     return result;
   }
   static variable_list compute_packed(const variable_list& grads, const std::vector<c10::IValue>& args) {
-    return compute(grads, {args[0].toBoolList().get(0)}, args[1].toTensor(),
-                   {args[2].toDouble(), args[3].toDouble(), args[4].toDouble()}, args[5].toBool());
+    return compute(
+        grads, {args[0].toBoolList().get(0)}, args[1].toTensor(),
+        {args[2].toDouble(), args[3].toDouble(), args[4].toDouble()}, args[5].toBool());
   }
 
   Parameters parameters;
@@ -111,8 +116,9 @@ struct UaccelEluBackward : torch::autograd::TraceableFunction {
 struct UaccelEluBackwardBackward : torch::autograd::TraceableFunction {
   variable_list apply(variable_list&& grads) override {
     std::lock_guard<std::mutex> lock(mutex_);
-    return compute(grads, {task_should_compute_output(0), task_should_compute_output(1)}, grad_output_.unpack(),
-                   saved_.unpack(), parameters, is_result);
+    return compute(
+        grads, {task_should_compute_output(0), task_should_compute_output(1)}, grad_output_.unpack(), saved_.unpack(),
+        parameters, is_result);
   }
   static variable_list compute(
       const variable_list& grads,
@@ -150,8 +156,13 @@ struct UaccelEluBackwardBackward : torch::autograd::TraceableFunction {
     swap.before(grad_output_);
     swap.before(saved_);
     const std::vector<c10::IValue> args{
-        uaccel::autograd::needs_input_grad(*this), grad_output_.unpack(), saved_.unpack(),
-        parameters.alpha.toDouble(), parameters.scale.toDouble(), parameters.input_scale.toDouble(), is_result};
+        uaccel::autograd::needs_input_grad(*this),
+        grad_output_.unpack(),
+        saved_.unpack(),
+        parameters.alpha.toDouble(),
+        parameters.scale.toDouble(),
+        parameters.input_scale.toDouble(),
+        is_result};
     auto result = uaccel::autograd::call_compiled(*this, swap, name(), &compute_packed, grads, args);
     swap.after(grad_output_);
     swap.after(saved_);
@@ -159,8 +170,9 @@ struct UaccelEluBackwardBackward : torch::autograd::TraceableFunction {
   }
   static variable_list compute_packed(const variable_list& grads, const std::vector<c10::IValue>& args) {
     const auto needs = args[0].toBoolList();
-    return compute(grads, {needs.get(0), needs.get(1)}, args[1].toTensor(), args[2].toTensor(),
-                   {args[3].toDouble(), args[4].toDouble(), args[5].toDouble()}, args[6].toBool());
+    return compute(
+        grads, {needs.get(0), needs.get(1)}, args[1].toTensor(), args[2].toTensor(),
+        {args[3].toDouble(), args[4].toDouble(), args[5].toDouble()}, args[6].toBool());
   }
 
   Parameters parameters;
@@ -225,8 +237,8 @@ void elu_inplace_autograd(
   TORCH_CHECK(
       !(requires_grad || self_t.defined()) || output_determines_gradient(p),
       "uaccel.elu_: in place with autograd the gradient comes from the output, which needs alpha >= 0, scale > 0 "
-      "and input_scale >= 0; got alpha=", alpha, ", scale=", scale, ", input_scale=", input_scale,
-      ". Use the out-of-place elu instead");
+      "and input_scale >= 0; got alpha=",
+      alpha, ", scale=", scale, ", input_scale=", input_scale, ". Use the out-of-place elu instead");
   uaccel::autograd::NodePtr<UaccelEluBackward> grad_fn;
   if (requires_grad) {
     grad_fn = uaccel::autograd::make_node<UaccelEluBackward>();
@@ -244,7 +256,8 @@ void elu_inplace_autograd(
   if (self_t.defined()) {
     // The tangent is updated in place too, from the new primal (the output).
     const auto original_t = at::GradMode::is_enabled() ? self_t.clone() : self_t;
-    self._set_fw_grad(self_t.copy_(backward(original_t, primal(self), p, /*is_result=*/true)), 0, /*is_inplace_op=*/true);
+    self._set_fw_grad(
+        self_t.copy_(backward(original_t, primal(self), p, /*is_result=*/true)), 0, /*is_inplace_op=*/true);
   }
   if (grad_fn) {
     grad_fn->saved_ = SavedVariable(self, /*is_output=*/true, self.is_view());

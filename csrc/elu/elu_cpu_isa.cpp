@@ -24,7 +24,10 @@ struct ForwardVecOp : ForwardOp<T> {
     if (nonnegative.zero_mask() == 0) {
       return x * poscoef;
     }
-    const auto negative = Vectorized<T>(this->c.negcoef) * cpu::expm1_nonpositive(x * Vectorized<T>(this->c.negiptcoef));
+    const auto scaled = x * Vectorized<T>(this->c.negiptcoef);
+    // A negative input_scale makes the exponent positive: then Sleef's expm1, for every x.
+    const auto expm1 = this->c.negiptcoef >= T(0) ? cpu::expm1_nonpositive(scaled) : scaled.expm1();
+    const auto negative = Vectorized<T>(this->c.negcoef) * expm1;
     return Vectorized<T>::blendv(negative, x * poscoef, nonnegative);
   }
 };
@@ -37,8 +40,9 @@ struct BackwardFromInputVecOp : BackwardFromInputOp<T> {
     if (negative.zero_mask() == (1 << Vectorized<T>::size()) - 1) {
       return positive_side;
     }
-    const Vectorized<T> negiptcoef(this->c.negiptcoef);
-    const auto negative_side = g * Vectorized<T>(this->c.negiptcoef * this->c.negcoef) * (x * negiptcoef).exp();
+    const auto scaled = x * Vectorized<T>(this->c.negiptcoef);
+    const auto exp = this->c.negiptcoef >= T(0) ? cpu::exp_nonpositive(scaled) : scaled.exp();
+    const auto negative_side = g * Vectorized<T>(this->c.negiptcoef * this->c.negcoef) * exp;
     return Vectorized<T>::blendv(positive_side, negative_side, negative);
   }
 };
@@ -52,7 +56,8 @@ struct BackwardFromResultVecOp : BackwardFromResultOp<T> {
   }
 };
 
-void forward(at::TensorIteratorBase& iter, const at::Scalar& alpha, const at::Scalar& scale, const at::Scalar& input_scale) {
+void forward(
+    at::TensorIteratorBase& iter, const at::Scalar& alpha, const at::Scalar& scale, const at::Scalar& input_scale) {
   AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, iter.dtype(), "uaccel.elu", [&] {
     using T = at::opmath_type<scalar_t>;
     cpu::elementwise<scalar_t, 1>(iter, ForwardVecOp<T>{{coefficients<T>(alpha, scale, input_scale)}});
@@ -86,13 +91,15 @@ UACCEL_REGISTER_CPU_KERNEL(backward_stub, &backward);
 #ifdef CPU_CAPABILITY_DEFAULT
 namespace {
 
-at::Tensor elu_cpu(const at::Tensor& self, const at::Scalar& alpha, const at::Scalar& scale, const at::Scalar& input_scale) {
+at::Tensor elu_cpu(
+    const at::Tensor& self, const at::Scalar& alpha, const at::Scalar& scale, const at::Scalar& input_scale) {
   auto iter = elementwise::unary("uaccel.elu", self);
   forward_stub(iter, alpha, scale, input_scale);
   return iter.output();
 }
 
-void elu_inplace_cpu(const at::Tensor& self, const at::Scalar& alpha, const at::Scalar& scale, const at::Scalar& input_scale) {
+void elu_inplace_cpu(
+    const at::Tensor& self, const at::Scalar& alpha, const at::Scalar& scale, const at::Scalar& input_scale) {
   auto iter = elementwise::unary_inplace("uaccel.elu_", self);
   forward_stub(iter, alpha, scale, input_scale);
 }

@@ -10,21 +10,24 @@
 namespace uaccel::elu_ops {
 namespace {
 
-void launch_forward(at::TensorIteratorBase& iter, const at::Scalar& alpha, const at::Scalar& scale, const at::Scalar& input_scale) {
+void launch_forward(
+    at::TensorIteratorBase& iter, const at::Scalar& alpha, const at::Scalar& scale, const at::Scalar& input_scale) {
   AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, iter.dtype(), "uaccel.elu", [&] {
     using T = at::opmath_type<scalar_t>;
     cuda::elementwise<scalar_t, 1>(iter, ForwardOp<T>{coefficients<T>(alpha, scale, input_scale)});
   });
 }
 
-at::Tensor elu_cuda(const at::Tensor& self, const at::Scalar& alpha, const at::Scalar& scale, const at::Scalar& input_scale) {
+at::Tensor elu_cuda(
+    const at::Tensor& self, const at::Scalar& alpha, const at::Scalar& scale, const at::Scalar& input_scale) {
   const c10::cuda::CUDAGuard device_guard(self.device());
   auto iter = elementwise::unary("uaccel.elu", self);
   launch_forward(iter, alpha, scale, input_scale);
   return iter.output();
 }
 
-void elu_inplace_cuda(const at::Tensor& self, const at::Scalar& alpha, const at::Scalar& scale, const at::Scalar& input_scale) {
+void elu_inplace_cuda(
+    const at::Tensor& self, const at::Scalar& alpha, const at::Scalar& scale, const at::Scalar& input_scale) {
   const c10::cuda::CUDAGuard device_guard(self.device());
   auto iter = elementwise::unary_inplace("uaccel.elu_", self);
   launch_forward(iter, alpha, scale, input_scale);

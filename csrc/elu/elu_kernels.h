@@ -21,11 +21,18 @@
 
 namespace uaccel::elu_ops {
 
-
-C10_HOST_DEVICE inline float expm1_(float x) { return ::expm1f(x); }
-C10_HOST_DEVICE inline double expm1_(double x) { return ::expm1(x); }
-C10_HOST_DEVICE inline float exp_(float x) { return ::expf(x); }
-C10_HOST_DEVICE inline double exp_(double x) { return ::exp(x); }
+C10_HOST_DEVICE inline float expm1_(float x) {
+  return ::expm1f(x);
+}
+C10_HOST_DEVICE inline double expm1_(double x) {
+  return ::expm1(x);
+}
+C10_HOST_DEVICE inline float exp_(float x) {
+  return ::expf(x);
+}
+C10_HOST_DEVICE inline double exp_(double x) {
+  return ::exp(x);
+}
 
 // The three coefficients in the math type, named as ATen names them.
 template <typename T>
@@ -56,7 +63,9 @@ struct BackwardFromInputOp {
 template <typename T>
 struct BackwardFromResultOp {
   Coefficients<T> c;
-  C10_HOST_DEVICE T operator()(T g, T y) const { return y <= T(0) ? g * c.negiptcoef * (y + c.negcoef) : g * c.poscoef; }
+  C10_HOST_DEVICE T operator()(T g, T y) const {
+    return y <= T(0) ? g * c.negiptcoef * (y + c.negcoef) : g * c.poscoef;
+  }
 };
 
 // ATen's coefficients (alpha * scale, scale, input_scale) in the math type T. Converting a Scalar
@@ -68,24 +77,26 @@ Coefficients<T> coefficients(const at::Scalar& alpha, const at::Scalar& scale, c
 
 // The backward's iterator (inputs: grad_output, saved) after its checks.
 inline at::TensorIterator backward_iter(
-    const at::Tensor& grad_output,
-    const at::Tensor& saved,
-    const at::Scalar& alpha,
-    bool is_result) {
+    const at::Tensor& grad_output, const at::Tensor& saved, const at::Scalar& alpha, bool is_result) {
   constexpr const char* op = "uaccel.elu_backward";
   auto iter = elementwise::binary(op, "grad_output", grad_output, "saved", saved);
   TORCH_CHECK(
-      !is_result || alpha.to<double>() >= 0,
-      op, ": is_result=True (saved is the forward output) needs alpha >= 0, because the output does not "
-      "determine the input when alpha < 0; got alpha=", alpha);
+      !is_result || alpha.to<double>() >= 0, op,
+      ": is_result=True (saved is the forward output) needs alpha >= 0, because the output does not "
+      "determine the input when alpha < 0; got alpha=",
+      alpha);
   return iter;
 }
 
 // The CPU kernels, one per instruction set (elu_cpu_isa.cpp).
-using ForwardFn = void (*)(at::TensorIteratorBase& iter, const at::Scalar& alpha, const at::Scalar& scale,
-                           const at::Scalar& input_scale);
-using BackwardFn = void (*)(at::TensorIteratorBase& iter, const at::Scalar& alpha, const at::Scalar& scale,
-                            const at::Scalar& input_scale, bool is_result);
+using ForwardFn = void (*)(
+    at::TensorIteratorBase& iter, const at::Scalar& alpha, const at::Scalar& scale, const at::Scalar& input_scale);
+using BackwardFn = void (*)(
+    at::TensorIteratorBase& iter,
+    const at::Scalar& alpha,
+    const at::Scalar& scale,
+    const at::Scalar& input_scale,
+    bool is_result);
 UACCEL_DECLARE_CPU_DISPATCH(forward_stub, ForwardFn);
 UACCEL_DECLARE_CPU_DISPATCH(backward_stub, BackwardFn);
 

@@ -36,8 +36,9 @@ class MlockPageLocker final : public PageLocker {
  public:
   const char* name() const override { return "mlock"; }
   void lock(void* start, size_t bytes) override {
-    TORCH_CHECK(mlock(start, bytes) == 0, "uaccel.register_host: mlock of ", bytes, " bytes failed: ",
-                std::strerror(errno), " (the limit is RLIMIT_MEMLOCK, `ulimit -l`; CAP_IPC_LOCK lifts it)");
+    TORCH_CHECK(
+        mlock(start, bytes) == 0, "uaccel.register_host: mlock of ", bytes, " bytes failed: ", std::strerror(errno),
+        " (the limit is RLIMIT_MEMLOCK, `ulimit -l`; CAP_IPC_LOCK lifts it)");
   }
   void unlock(void* start, size_t bytes) noexcept override { munlock(start, bytes); }
   bool maps_to_device() const override { return false; }
@@ -101,8 +102,9 @@ void acquire_pages_locked(uintptr_t first, uintptr_t end, PageLocker& locker) {
     --it;
   }
   for (; it != chunks.end() && it->first < end; ++it) {
-    TORCH_CHECK(it->second.locker == &locker, "uaccel.register_host: pages are locked by ", it->second.locker->name(),
-                " and cannot be shared with ", locker.name());
+    TORCH_CHECK(
+        it->second.locker == &locker, "uaccel.register_host: pages are locked by ", it->second.locker->name(),
+        " and cannot be shared with ", locker.name());
     if (it->first > cursor) {
       gaps.emplace_back(cursor, it->first);
     }
@@ -147,9 +149,10 @@ void* device_address_locked(PageLocker& locker, uintptr_t ptr, uintptr_t first, 
     return reinterpret_cast<void*>(ptr);
   }
   const auto chunk = std::prev(chunks.upper_bound(first));
-  TORCH_CHECK(chunk->second.end >= end,
-              "uaccel.register_host: expected the buffer to lie in one registered range, because this device "
-              "cannot address registered memory by its host pointer; but it spans pages registered separately");
+  TORCH_CHECK(
+      chunk->second.end >= end,
+      "uaccel.register_host: expected the buffer to lie in one registered range, because this device "
+      "cannot address registered memory by its host pointer; but it spans pages registered separately");
   return static_cast<char*>(locker.device_pointer(reinterpret_cast<void*>(chunk->first))) + (ptr - chunk->first);
 }
 
@@ -168,8 +171,9 @@ PageLocker& active_page_locker() {
 HostRegistrationHandle register_host(const at::Tensor& host) {
   constexpr const char* op = "uaccel.register_host";
   TORCH_CHECK(host.device().is_cpu(), op, ": expected a CPU tensor, but got one on ", host.device());
-  TORCH_CHECK(host.is_contiguous(), op, ": expected a contiguous tensor, but got sizes ", host.sizes(),
-              " with strides ", host.strides());
+  TORCH_CHECK(
+      host.is_contiguous(), op, ": expected a contiguous tensor, but got sizes ", host.sizes(), " with strides ",
+      host.strides());
   PageLocker& locker = active_page_locker();
   const auto ptr = reinterpret_cast<uintptr_t>(host.data_ptr());
   const auto bytes = static_cast<uintptr_t>(host.nbytes());
@@ -196,8 +200,8 @@ HostRegistrationHandle register_host(const at::Tensor& host) {
     // The view holds the registration: its pages stay locked (and the host bytes alive) while the
     // view lives, even after close(), so the device address never dangles.
     device_view = at::from_blob(
-        bytes > 0 ? device_address : nullptr, host.sizes(), host.strides(),
-        [registration](void*) {}, host.options().device(at::kCUDA, static_cast<c10::DeviceIndex>(locker.device_index())));
+        bytes > 0 ? device_address : nullptr, host.sizes(), host.strides(), [registration](void*) {},
+        host.options().device(at::kCUDA, static_cast<c10::DeviceIndex>(locker.device_index())));
   }
   return {id, device_view};
 }
@@ -207,7 +211,9 @@ void unregister_host(int64_t id) {
   {
     const std::lock_guard<std::mutex> lock(registry_mutex);
     const auto it = open_registrations.find(id);
-    TORCH_CHECK(it != open_registrations.end(), "uaccel.unregister_host: expected the id of an open registration, but got ", id);
+    TORCH_CHECK(
+        it != open_registrations.end(), "uaccel.unregister_host: expected the id of an open registration, but got ",
+        id);
     registration = std::move(it->second);
     open_registrations.erase(it);
   }

@@ -24,22 +24,23 @@ class CudaPageLocker final : public PageLocker {
     cudaPointerAttributes attributes{};
     const bool known = cudaPointerGetAttributes(&attributes, start) == cudaSuccess;
     (void)cudaGetLastError();
-    TORCH_CHECK(!known || attributes.type != cudaMemoryTypeHost,
-                "uaccel.register_host: expected pageable memory, but these pages are already page-locked by "
-                "someone else (pinned by torch or registered outside uaccel)");
+    TORCH_CHECK(
+        !known || attributes.type != cudaMemoryTypeHost,
+        "uaccel.register_host: expected pageable memory, but these pages are already page-locked by "
+        "someone else (pinned by torch or registered outside uaccel)");
     const cudaError_t status = cudaHostRegister(start, bytes, cudaHostRegisterMapped | cudaHostRegisterPortable);
     if (status != cudaSuccess) {
       (void)cudaGetLastError();  // clear the sticky error state
-      TORCH_CHECK(status != cudaErrorHostMemoryAlreadyRegistered,
-                  "uaccel.register_host: expected pageable memory, but these pages are already page-locked by "
-                  "someone else (pinned by torch or registered outside uaccel)");
-      TORCH_CHECK(false, "uaccel.register_host: cudaHostRegister of ", bytes, " bytes failed: ", cudaGetErrorString(status));
+      TORCH_CHECK(
+          status != cudaErrorHostMemoryAlreadyRegistered,
+          "uaccel.register_host: expected pageable memory, but these pages are already page-locked by "
+          "someone else (pinned by torch or registered outside uaccel)");
+      TORCH_CHECK(
+          false, "uaccel.register_host: cudaHostRegister of ", bytes, " bytes failed: ", cudaGetErrorString(status));
     }
   }
 
-  void unlock(void* start, size_t /*bytes*/) noexcept override {
-    C10_CUDA_CHECK_WARN(cudaHostUnregister(start));
-  }
+  void unlock(void* start, size_t /*bytes*/) noexcept override { C10_CUDA_CHECK_WARN(cudaHostUnregister(start)); }
 
   bool maps_to_device() const override { return true; }
 
@@ -51,7 +52,8 @@ class CudaPageLocker final : public PageLocker {
 
   bool device_uses_host_pointer() const override {
     int uses_host_pointer = 0;
-    C10_CUDA_CHECK(cudaDeviceGetAttribute(&uses_host_pointer, cudaDevAttrCanUseHostPointerForRegisteredMem, current_device()));
+    C10_CUDA_CHECK(
+        cudaDeviceGetAttribute(&uses_host_pointer, cudaDevAttrCanUseHostPointerForRegisteredMem, current_device()));
     return uses_host_pointer != 0;
   }
 

@@ -47,7 +47,8 @@ class CudaMemory final : public DeviceMemory {
     }
     void* base = nullptr;
     const bool switch_device = previous != device;
-    if ((switch_device && cudaSetDevice(device) != cudaSuccess) || cudaMalloc(&base, std::max<size_t>(padded, 1)) != cudaSuccess) {
+    if ((switch_device && cudaSetDevice(device) != cudaSuccess) ||
+        cudaMalloc(&base, std::max<size_t>(padded, 1)) != cudaSuccess) {
       (void)cudaGetLastError();  // clear the sticky error; the caller reports OOM
       base = nullptr;
     }
@@ -91,8 +92,9 @@ class CudaMemory final : public DeviceMemory {
       return {nullptr, nullptr, &release, c10::Device(c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(index))};
     }
     void* ptr = allocate_raw(bytes, static_cast<size_t>(alignment), index);
-    TORCH_CHECK_WITH(OutOfMemoryError, ptr != nullptr, "uaccel.aligned_empty: CUDA out of memory allocating ", bytes,
-                     " bytes aligned to ", alignment, " on cuda:", index);
+    TORCH_CHECK_WITH(
+        OutOfMemoryError, ptr != nullptr, "uaccel.aligned_empty: CUDA out of memory allocating ", bytes,
+        " bytes aligned to ", alignment, " on cuda:", index);
     return {ptr, ptr, &release, c10::Device(c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(index))};
   }
 

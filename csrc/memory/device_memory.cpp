@@ -42,8 +42,9 @@ void register_device_memory(c10::DeviceType type, DeviceMemory* memory) {
 
 DeviceMemory& device_memory(const char* op, c10::DeviceType type) {
   DeviceMemory* memory = backends.at(static_cast<size_t>(type));
-  TORCH_CHECK(memory != nullptr, op, ": expected a device this build of torch_uaccel supports (cpu",
-              backends[static_cast<size_t>(c10::DeviceType::CUDA)] ? ", cuda" : "", "), but got ", type);
+  TORCH_CHECK(
+      memory != nullptr, op, ": expected a device this build of torch_uaccel supports (cpu",
+      backends[static_cast<size_t>(c10::DeviceType::CUDA)] ? ", cuda" : "", "), but got ", type);
   return *memory;
 }
 

@@ -34,10 +34,7 @@ std::vector<Leak> track_end(int64_t token) {
 }
 
 at::Tensor aligned_empty(
-    at::IntArrayRef size,
-    int64_t alignment,
-    std::optional<at::ScalarType> dtype,
-    std::optional<at::Device> device) {
+    at::IntArrayRef size, int64_t alignment, std::optional<at::ScalarType> dtype, std::optional<at::Device> device) {
   constexpr const char* op = "uaccel.aligned_empty";
   checks::alignment(op, alignment);
   for (const int64_t dim : size) {
@@ -49,8 +46,9 @@ at::Tensor aligned_empty(
   auto data = device_memory(op, target.type()).allocate_aligned(nbytes, alignment, target);
   const at::Device data_device = data.device();
   // Not resizable: growing it would reallocate without the alignment.
-  c10::Storage storage(c10::Storage::use_byte_size_t(), nbytes, std::move(data), /*allocator=*/nullptr,
-                       /*resizable=*/false);
+  c10::Storage storage(
+      c10::Storage::use_byte_size_t(), nbytes, std::move(data), /*allocator=*/nullptr,
+      /*resizable=*/false);
   return at::empty({0}, at::TensorOptions().dtype(scalar_type).device(data_device)).set_(storage, 0, size);
 }
 

@@ -15,7 +15,11 @@ import torch_uaccel
 def model() -> torch.nn.Module:
     torch.manual_seed(0)
     return torch.nn.Sequential(
-        torch.nn.Linear(8, 16), torch_uaccel.ELU(0.5), torch.nn.Linear(16, 16), torch_uaccel.SELU(), torch.nn.Linear(16, 4)
+        torch.nn.Linear(8, 16),
+        torch_uaccel.ELU(0.5),
+        torch.nn.Linear(16, 16),
+        torch_uaccel.SELU(),
+        torch.nn.Linear(16, 4),
     ).eval()
 
 

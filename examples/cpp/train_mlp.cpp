@@ -7,7 +7,8 @@
 #include <uaccel/uaccel.h>
 
 struct Mlp : torch::nn::Module {
-  Mlp() : fc1(register_module("fc1", torch::nn::Linear(8, 64))), fc2(register_module("fc2", torch::nn::Linear(64, 1))) {}
+  Mlp()
+      : fc1(register_module("fc1", torch::nn::Linear(8, 64))), fc2(register_module("fc2", torch::nn::Linear(64, 1))) {}
 
   torch::Tensor forward(const torch::Tensor& x) {
     return fc2(uaccel::elu(fc1(x), /*alpha=*/1.0));  // differentiable through the dispatcher

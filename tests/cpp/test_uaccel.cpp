@@ -64,7 +64,8 @@ TEST(Elu, BadInputNamesTheOp) {
     uaccel::elu(torch::ones({3}, torch::kInt));
     FAIL() << "expected an error";
   } catch (const c10::Error& error) {
-    EXPECT_NE(std::string(error.what()).find("uaccel.elu: expected self to be a floating-point tensor"), std::string::npos);
+    EXPECT_NE(
+        std::string(error.what()).find("uaccel.elu: expected self to be a floating-point tensor"), std::string::npos);
   }
 }
 

@@ -19,10 +19,7 @@ UACCEL_API at::Tensor elu(
 // The same in place; returns `self`. With autograd it needs alpha >= 0 (the gradient is computed
 // from the output, as for ATen's elu_).
 UACCEL_API at::Tensor& elu_(
-    at::Tensor& self,
-    const at::Scalar& alpha = 0.1,
-    const at::Scalar& scale = 1,
-    const at::Scalar& input_scale = 1);
+    at::Tensor& self, const at::Scalar& alpha = 0.1, const at::Scalar& scale = 1, const at::Scalar& input_scale = 1);
 
 // dL/dx of elu from dL/dy. `saved` is y when is_result (valid for alpha >= 0), else x.
 UACCEL_API at::Tensor elu_backward(

@@ -26,7 +26,7 @@ struct Stats {
 // torch_uaccel.memory.stats() names them so.
 struct StatsField {
   const char* name;
-  int64_t Stats::*member;
+  int64_t Stats::* member;
 };
 inline constexpr StatsField kStatsFields[] = {
     {"allocated_bytes", &Stats::allocated_bytes}, {"peak_bytes", &Stats::peak_bytes},

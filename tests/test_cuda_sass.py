@@ -1,0 +1,120 @@
+"""The CUDA kernels' machine code, checked where no GPU is (tests/cuda_sass.py reads it with
+cuobjdump): the dense ELU kernels keep their 128-bit global loads and stores, and no uaccel kernel
+uses local memory (no register spills, no stack). Skipped for a CPU-only build, or without the
+tools (pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm)."""
+
+import re
+
+import pytest
+from cuda_sass import (
+    ELU_DTYPES,
+    ELU_OPS,
+    Kernel,
+    analyse,
+    find_tool,
+    list_archs,
+    problems,
+    resource_usage,
+)
+
+import torch_uaccel
+from torch_uaccel import _library
+
+DENSE_ELU = [(dtype, op) for dtype in ELU_DTYPES for op in ELU_OPS]
+
+
+@pytest.fixture(scope="module")
+def build():
+    """(cuobjdump, library, build_info) or a skip."""
+    info = torch_uaccel.build_info()
+    if not info["cuda"]:
+        pytest.skip("CPU-only build: no CUDA kernels to inspect")
+    cuobjdump = find_tool("cuobjdump")
+    if cuobjdump is None or find_tool("nvdisasm") is None:
+        pytest.skip("cuobjdump/nvdisasm not installed (pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm)")
+    return cuobjdump, _library.path, info
+
+
+@pytest.fixture(scope="module")
+def archs(build):
+    cuobjdump, library, _ = build
+    return list_archs(cuobjdump, library)
+
+
+@pytest.fixture(scope="module")
+def kernels(build, archs):
+    """Every kernel of sm_90 (or the newest SASS arch in the build) with its resources and opcodes."""
+    elf, _ = archs
+    assert elf, "cuobjdump found no SASS in a CUDA build (a cuobjdump older than the CUDA that built it?)"
+    arch = "sm_90" if "sm_90" in elf else max(elf, key=lambda a: int(re.sub(r"\D", "", a)))
+    return analyse(build[1], arch)
+
+
+def test_fatbin_archs_match_build_info(build, archs):
+    # cuda_archs is CMake's list, e.g. "8.0 9.0+PTX": SASS for each, PTX for the +PTX ones.
+    listed = build[2]["cuda_archs"].split()
+    assert listed, build[2]
+    sass = {"sm_" + a.removesuffix("+PTX").replace(".", "") for a in listed}
+    ptx = {"sm_" + a.removesuffix("+PTX").replace(".", "") for a in listed if a.endswith("+PTX")}
+    assert archs == (sass, ptx)
+
+
+def test_kernels_found(kernels):
+    # Every .cu file with kernels shows up, and the parser tells a vectorised kernel from a scalar
+    # one: the unaligned flat_kernel<1, float, ...> and the strided ones have no 128-bit accesses.
+    assert len(kernels) >= len(DENSE_ELU) * 3, [k.short_name for k in kernels]
+    assert {"elu_cuda.cu", "copy_cuda.cu"} <= {k.source for k in kernels}
+    assert all(k.opcodes["EXIT"] >= 1 for k in kernels)
+    scalar = [
+        k for k in kernels if k.source == "elu_cuda.cu" and re.match(r"flat_kernel<1,|strided_kernel<", k.short_name)
+    ]
+    assert len(scalar) >= 2 * len(DENSE_ELU), [k.short_name for k in scalar]  # flat_kernel<1> and strided
+    assert all(k.loads_128 == 0 and k.stores_128 == 0 for k in scalar), [k.short_name for k in scalar]
+    assert all(k.count("LDG") > 0 and k.count("STG") > 0 for k in scalar)
+
+
+@pytest.mark.parametrize(("dtype", "op"), DENSE_ELU, ids=[f"{d.removeprefix('c10::')}-{o}" for d, o in DENSE_ELU])
+def test_dense_elu_kernel_uses_128_bit_global_accesses(kernels, dtype, op):
+    found = [k for k in kernels if k.elu_dense == (dtype, op)]
+    assert len(found) == 1, f"flat_kernel<{16 // ELU_DTYPES[dtype]}, {dtype}, {ELU_OPS[op]}, {op}> not found"
+    kernel = found[0]
+    # kUnroll packs of 16 bytes in flight per input; at least one 128-bit load per input.
+    assert kernel.loads_128 >= ELU_OPS[op], (kernel.short_name, dict(kernel.opcodes))
+    assert kernel.stores_128 >= 1, (kernel.short_name, dict(kernel.opcodes))
+
+
+def test_no_kernel_uses_local_memory(build, archs, kernels):
+    spilling = [(k.short_name, k.stack, k.local, k.local_accesses) for k in kernels if k.stack or k.local]
+    spilling += [(k.short_name, k.local_accesses) for k in kernels if k.local_accesses]
+    assert not spilling, spilling
+    cuobjdump, library, _ = build
+    for arch in sorted(archs[0]):  # every SASS arch, from the resource usage alone
+        usage = resource_usage(cuobjdump, library, arch)
+        assert len(usage) == len(kernels), arch
+        assert not [k.mangled for k in usage.values() if k.stack or k.local], arch
+
+
+def test_checker_flags_what_it_should():
+    """tests/cuda_sass.py's problems() (the script's exit status), on made-up kernels."""
+
+    def kernel(name, loads=0, stores=0, stack=0, ldl=0):
+        k = Kernel("_Z" + name, "elu_cuda.cu", 32, stack, 0, 0, name)
+        k.opcodes.update({"LDG.E.128": loads, "STG.E.128.SYS": stores, "LDG.E": 1, "LDL": ldl})
+        return k
+
+    def dense(dtype, op, **kwargs):
+        vec = 16 // ELU_DTYPES[dtype]
+        return kernel(
+            f"void uaccel::cuda::detail::flat_kernel<{vec}, {dtype}, {ELU_OPS[op]}, uaccel::elu_ops::{op}<float> >"
+            f"(float*, long)",
+            **kwargs,
+        )
+
+    good = [dense(d, o, loads=4, stores=2) for d, o in DENSE_ELU]
+    assert problems(good) == []
+    assert problems([]) != []
+    assert any("not found" in p for p in problems(good[1:]))
+    assert len(problems([*good[:-1], dense(*DENSE_ELU[-1], loads=4, stores=0)])) == 1
+    assert len(problems([*good[:-1], dense(*DENSE_ELU[-1], loads=1, stores=2)])) == 1  # 2 inputs, 1 vector load
+    assert len(problems([*good, kernel("void strided_kernel<float>()", stack=8)])) == 1
+    assert len(problems([*good, kernel("void strided_kernel<float>()", ldl=1)])) == 1
