@@ -1,42 +1,74 @@
 #!/usr/bin/env bash
-# The one script a lent GPU machine runs: builds the extension there, runs `python -m torch_uaccel`,
-# the whole test suite (CUDA tests included) and the GPU benchmarks, and writes everything under
-# $OUT (gpu_check.log, pytest.xml, bench_elu_cuda.json, bench_copy_cuda.json), then runs the CUDA tests
-# under compute-sanitizer (memcheck, racecheck). Each step runs even if an earlier one
-# failed; the summary at the end gives every step's exit status.
-#   device run:  bash benchmarks/gpu_check.sh        (timeout_s ~420 leaves room for a rerun)
+# The one script a lent GPU machine runs: builds the extension there, runs the CUDA tests, the GPU
+# benchmarks, `python -m torch_uaccel`, the CUDA tests under compute-sanitizer (memcheck, racecheck)
+# and then the rest of the suite against that machine's torch, and writes everything under $OUT
+# (gpu_check.log, pytest_cuda.xml, pytest_rest.xml, bench_elu_cuda.json/.png, bench_copy_cuda.json,
+# bench_compiled_cuda.json).
+# Steps run most important first; each runs even if an earlier one failed, under its own time limit,
+# and all of them inside GPU_CHECK_SECONDS (a lease is short: a step that cannot fit is skipped and
+# said so). The library built there comes back too, so a rerun can skip the build. The summary at
+# the end gives every step's exit status and time.
+#   device run:  bash benchmarks/gpu_check.sh        (timeout_s 540 with the default 480 s budget)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/benchmarks/results/gpu}
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
 export TORCH_CUDA_ARCH_LIST=${TORCH_CUDA_ARCH_LIST:-9.0}
-export MAX_JOBS=${MAX_JOBS:-16}
+export MAX_JOBS=${MAX_JOBS:-$(nproc)}
+[[ -d /usr/local/cuda/bin ]] && export PATH=$PATH:/usr/local/cuda/bin
 PY=${PYTHON:-python3}
+BUDGET=${GPU_CHECK_SECONDS:-480}
+STEPS=${GPU_CHECK_STEPS:-} # a rerun's subset, e.g. "cuda_tests racecheck" (default: every step)
 summary=()
 
+# step NAME LIMIT_SECONDS COMMAND...: runs COMMAND for at most LIMIT seconds and what is left of BUDGET.
 step() {
-  local name=$1
-  shift
-  echo "===== $name: $*"
+  local name=$1 limit=$2
+  shift 2
+  if [[ -n $STEPS && " $STEPS " != *" $name "* ]]; then
+    return
+  fi
+  local left=$((BUDGET - SECONDS - 15))
+  if ((left < 20)); then
+    summary+=("$name: skipped, ${left}s of the budget left")
+    return
+  fi
+  ((limit > left)) && limit=$left
+  echo "===== $name (at most ${limit}s): $*"
   local start=$SECONDS
-  "$@"
+  timeout -k 10 "$limit" "$@"
   local rc=$?
-  summary+=("$name: exit $rc in $((SECONDS - start)) s")
+  local verdict="exit $rc"
+  ((rc == 124 || rc == 137)) && verdict="timed out (exit $rc)"
+  summary+=("$name: $verdict in $((SECONDS - start)) s")
 }
 
+# pytest-xdist spreads the tests over the cores where the machine has it.
+parallel=()
+"$PY" -c "import xdist" 2>/dev/null && parallel=(-n 8)
+pytest=("$PY" -m pytest -q -p no:cacheprovider)
+# compute-sanitizer over the CUDA paths of every uaccel kernel (a subset: it is slow).
+sanitized=(tests/test_op_table.py tests/test_copy.py tests/test_copy_cuda.py tests/test_memory_cuda.py
+           -m cuda -k "(float32 or copy or memory or pool) and not 2_pow_31 and not compile and not 256_mib")
+
 {
-  step gpu nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv
-  step build "$PY" -m pip install -q --no-build-isolation --no-deps -e .
-  step main "$PY" -m torch_uaccel
-  step tests "$PY" -m pytest -q -p no:cacheprovider --junitxml="$OUT/pytest.xml"
-  step bench_elu "$PY" benchmarks/bench_elu.py --device cuda --out "$OUT/bench_elu_cuda.json"
-  step bench_copy "$PY" benchmarks/bench_copy.py --device cuda --out "$OUT/bench_copy_cuda.json"
-  # compute-sanitizer over the CUDA paths of every uaccel kernel (a subset: it is slow).
-  sanitized=(tests/test_op_table.py tests/test_copy.py tests/test_copy_cuda.py tests/test_memory_cuda.py
-             -m cuda -k "(float32 or copy or memory or pool) and not 2_pow_31 and not compile and not 256_mib")
-  step memcheck compute-sanitizer --tool memcheck --error-exitcode 1 "$PY" -m pytest -q -x -p no:cacheprovider "${sanitized[@]}"
-  step racecheck compute-sanitizer --tool racecheck --error-exitcode 1 "$PY" -m pytest -q -x -p no:cacheprovider "${sanitized[@]}"
-  echo "===== summary"
+  step gpu 20 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv
+  if [[ -n ${UACCEL_PREBUILT:-} && -f torch_uaccel/libuaccel.so ]]; then
+    echo "===== build: skipped, UACCEL_PREBUILT (the library carried from an earlier run here)"
+  else
+    step build 300 "$PY" -m pip install -q --no-build-isolation --no-deps -e .
+    cp torch_uaccel/libuaccel.so "$OUT/" # a rerun can carry it (UACCEL_PREBUILT=1) and skip the build
+  fi
+  step cuda_tests 150 "${pytest[@]}" "${parallel[@]}" -m cuda --junitxml="$OUT/pytest_cuda.xml"
+  step bench_elu 120 "$PY" benchmarks/bench_elu.py --device cuda --min-run-time 0.1 --out "$OUT/bench_elu_cuda.json"
+  step bench_copy 45 "$PY" benchmarks/bench_copy.py --device cuda --out "$OUT/bench_copy_cuda.json"
+  step main 60 "$PY" -m torch_uaccel
+  step memcheck 90 compute-sanitizer --tool memcheck --error-exitcode 1 "${pytest[@]}" -x "${sanitized[@]}"
+  step racecheck 60 compute-sanitizer --tool racecheck --error-exitcode 1 "${pytest[@]}" -x "${sanitized[@]}"
+  step bench_compiled 120 "$PY" benchmarks/bench_compiled.py --device cuda --min-run-time 0.1 \
+    --out "$OUT/bench_compiled_cuda.json"
+  step rest_of_suite 240 "${pytest[@]}" "${parallel[@]}" -m "not cuda" --junitxml="$OUT/pytest_rest.xml"
+  echo "===== summary (budget ${BUDGET}s, used ${SECONDS}s)"
   printf '%s\n' "${summary[@]}"
 } 2>&1 | tee "$OUT/gpu_check.log"
