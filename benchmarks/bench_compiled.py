@@ -61,10 +61,9 @@ def measure(variant, device, numel, min_run_time):
                 ("forward+backward", training_step(compiled), (x.detach().requires_grad_(), torch.randn_like(x))),
             ):
                 seconds, measurement = median_seconds(timed, *args, min_run_time=min_run_time)
-                rows.append(
-                    dict(variant=variant, model=model, kind=kind, dtype=str(dtype).removeprefix("torch."),
-                         us=seconds * 1e6, spread=spread(measurement))
-                )  # fmt: skip
+                dtype_name = str(dtype).removeprefix("torch.")
+                row = {"variant": variant, "model": model, "kind": kind, "dtype": dtype_name}
+                rows.append(row | {"us": seconds * 1e6, "spread": spread(measurement)})
     return rows
 
 
