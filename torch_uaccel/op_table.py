@@ -308,7 +308,7 @@ def _backward_errors(alpha, is_result, scale, input_scale):
                 "devices",
                 (g, x.cpu()),
                 RuntimeError,
-                prefix + r"expected grad_output and saved on the same device, but got cuda:0 and cpu",
+                prefix + r"same device, but got cuda:0 and cpu",
             )
         if is_result:
             yield ErrorCase(
