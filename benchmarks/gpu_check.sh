@@ -60,6 +60,7 @@ sanitized=(tests/test_op_table.py tests/test_copy.py tests/test_copy_cuda.py tes
     step build 300 "$PY" -m pip install -q --no-build-isolation --no-deps -e .
     cp torch_uaccel/libuaccel.so "$OUT/" # a rerun can carry it (UACCEL_PREBUILT=1) and skip the build
   fi
+  step linkage 30 "${pytest[@]}" tests/test_library.py # that machine's toolchain once linked libstdc++.a
   step cuda_tests 150 "${pytest[@]}" "${parallel[@]}" -m cuda --junitxml="$OUT/pytest_cuda.xml"
   step bench_elu 120 "$PY" benchmarks/bench_elu.py --device cuda --min-run-time 0.1 --out "$OUT/bench_elu_cuda.json"
   step bench_copy 45 "$PY" benchmarks/bench_copy.py --device cuda --out "$OUT/bench_copy_cuda.json"

@@ -18,6 +18,8 @@ def _check_scalar(fn: str, name: str, value):
     """A Python number (or a symbolic one under torch.compile), returned as the op takes it. A tensor
     is refused, as F.elu refuses it: the op would read it once as a constant and it would never get
     a gradient. An int past 64 bits is passed as the float it denotes."""
+    if type(value) is float:  # the common case first: this runs on every call
+        return value
     if isinstance(value, (bool, torch.Tensor)) or not isinstance(value, (numbers.Real, torch.SymInt, torch.SymFloat)):
         raise TypeError(f"{fn}: expected {name} to be a real number, but got {type(value).__name__} ({value!r})")
     if isinstance(value, int) and not -(2**63) <= value < 2**63:
@@ -25,11 +27,15 @@ def _check_scalar(fn: str, name: str, value):
     return value
 
 
+# The overloads themselves: calling them skips the packet's overload resolution (about 1.5 µs a call).
+_ELU, _ELU_INPLACE = torch.ops.uaccel.elu.default, torch.ops.uaccel.elu_.default
+
+
 def _elu(x: torch.Tensor, alpha, scale, input_scale, inplace: bool) -> torch.Tensor:
     if inplace:
-        torch.ops.uaccel.elu_(x, alpha, scale, input_scale)
+        _ELU_INPLACE(x, alpha, scale, input_scale)
         return x
-    return torch.ops.uaccel.elu(x, alpha, scale, input_scale)
+    return _ELU(x, alpha, scale, input_scale)
 
 
 def elu(x: torch.Tensor, alpha: float = 0.1, inplace: bool = False) -> torch.Tensor:
