@@ -11,10 +11,12 @@
 #include <ATen/OpMathType.h>
 #include <ATen/Parallel.h>
 #include <ATen/TensorIterator.h>
+#include <ATen/cpu/vec/functional.h>
 #include <ATen/cpu/vec/vec.h>
 
 #include <algorithm>
 #include <array>
+#include <tuple>
 #include <utility>
 
 namespace uaccel::cpu {
@@ -35,29 +37,36 @@ void map_contiguous(
   }
 }
 
-// Contiguous core for any storage type: half types are widened a block at a time into the
-// math type, so there is one math path for every dtype.
+// Contiguous core for half types: each vector of scalar_t is widened in registers into two vectors
+// of float, the op runs on both and the results are narrowed on the store, as ATen's own
+// reduced-precision loops do (no pass through a float buffer).
+template <typename scalar_t, typename Op, size_t... I>
+void map_contiguous_reduced(
+    scalar_t* out,
+    const std::array<const scalar_t*, sizeof...(I)>& in,
+    int64_t n,
+    const Op& op,
+    std::index_sequence<I...>) {
+  using Vec = at::vec::Vectorized<scalar_t>;
+  int64_t i = 0;
+  for (; i + Vec::size() <= n; i += Vec::size()) {
+    const std::array wide{at::vec::convert_to_float<scalar_t>(Vec::loadu(in[I] + i))...};
+    const auto low = op.vec(std::get<0>(wide[I])...);
+    const auto high = op.vec(std::get<1>(wide[I])...);
+    at::vec::convert_from_float<scalar_t>(low, high).store(out + i);
+  }
+  for (; i < n; ++i) {
+    out[i] = static_cast<scalar_t>(op(static_cast<float>(in[I][i])...));
+  }
+}
+
+// Contiguous core for any storage type, with one math path (in the math type) for every dtype.
 template <typename scalar_t, size_t N, typename Op>
 void map_contiguous(scalar_t* out, const std::array<const scalar_t*, N>& in, int64_t n, const Op& op) {
-  using T = at::opmath_type<scalar_t>;
-  if constexpr (std::is_same_v<scalar_t, T>) {
-    map_contiguous(out, in, n, op, std::make_index_sequence<N>{});
+  if constexpr (at::is_reduced_floating_point_v<scalar_t>) {
+    map_contiguous_reduced(out, in, n, op, std::make_index_sequence<N>{});
   } else {
-    constexpr int64_t kBlock = 512;  // fits L1 with room to spare: (N + 1) * 2 KiB
-    T wide_in[N][kBlock];
-    T wide_out[kBlock];
-    std::array<const T*, N> wide_ptrs;
-    for (size_t k = 0; k < N; ++k) {
-      wide_ptrs[k] = wide_in[k];
-    }
-    for (int64_t start = 0; start < n; start += kBlock) {
-      const int64_t len = std::min(kBlock, n - start);
-      for (size_t k = 0; k < N; ++k) {
-        at::vec::convert(in[k] + start, wide_in[k], len);
-      }
-      map_contiguous(wide_out, wide_ptrs, len, op, std::make_index_sequence<N>{});
-      at::vec::convert(wide_out, out + start, len);
-    }
+    map_contiguous(out, in, n, op, std::make_index_sequence<N>{});
   }
 }
 
