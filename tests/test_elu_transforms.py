@@ -27,12 +27,17 @@ def act(request):
     return request.param
 
 
+def _ramp(x):
+    """A cotangent or tangent for x: distinct values, on x's device."""
+    return torch.linspace(-1, 2, x.numel(), dtype=x.dtype, device=x.device).view_as(x)
+
+
 def _func_transforms():
     """(name, transform) pairs: each maps a scalar-valued or elementwise fn to derivatives."""
     return {
         "grad": lambda f, x: grad(lambda t: f(t).sum())(x),
-        "vjp": lambda f, x: vjp(f, x)[1](torch.linspace(-1, 2, x.numel(), dtype=x.dtype, device=x.device).view_as(x))[0],
-        "jvp": lambda f, x: jvp(f, (x,), (torch.linspace(-1, 2, x.numel(), dtype=x.dtype, device=x.device).view_as(x),))[1],
+        "vjp": lambda f, x: vjp(f, x)[1](_ramp(x))[0],
+        "jvp": lambda f, x: jvp(f, (x,), (_ramp(x),))[1],
         "jacrev": lambda f, x: jacrev(f)(x),
         "jacfwd": lambda f, x: jacfwd(f)(x),
         "hessian": lambda f, x: hessian(lambda t: f(t).sum())(x),
