@@ -61,7 +61,9 @@ def _elu_backward_fake(grad_output, saved, alpha, is_result: bool, scale=1, inpu
 @_own_fake("uaccel::aligned_empty")
 def _aligned_empty_fake(size, *, alignment=64, dtype=None, device=None):
     # A compiled graph allocates its own buffers: the alignment could not hold, so refuse the trace.
-    if torch.compiler.is_compiling():
+    # torch 2.11's Dynamo does not report is_compiling() while it propagates fakes through an op
+    # called with no tensor inputs; its tracing context is there in every version.
+    if torch.compiler.is_compiling() or torch._guards.TracingContext.try_get() is not None:
         raise RuntimeError(
             "uaccel.aligned_empty: eager-only (a compiled graph allocates its own, unaligned "
             "buffers); allocate outside the compiled function and pass the tensor in"
