@@ -22,7 +22,7 @@ from report import ROOT, machine_name, publish
 
 import torch_uaccel
 from torch_uaccel import inductor
-from torch_uaccel.benchmark import median_seconds, spread
+from torch_uaccel.benchmark import gradient_step, median_seconds, spread
 
 VARIANTS = ("F.elu", "opaque", "decomposed")
 WIDTH = 256  # the Linear block's width: its matmuls dominate, as in a real MLP
@@ -39,14 +39,6 @@ def models(elu, device, dtype):
     }
 
 
-def training_step(fn):
-    def step(x, dy):
-        (dx,) = torch.autograd.grad(fn(x), x, dy)
-        return dx
-
-    return step
-
-
 def measure(variant, device, numel, min_run_time):
     """This process's rows: every model, forward and training step, float32 and bfloat16."""
     inductor.decompose(variant == "decomposed")
@@ -58,7 +50,7 @@ def measure(variant, device, numel, min_run_time):
             compiled = torch.compile(fn, fullgraph=True)
             for kind, timed, args in (
                 ("forward", compiled, (x,)),
-                ("forward+backward", training_step(compiled), (x.detach().requires_grad_(), torch.randn_like(x))),
+                ("forward+backward", gradient_step(compiled), (x.detach().requires_grad_(), torch.randn_like(x))),
             ):
                 seconds, measurement = median_seconds(timed, *args, min_run_time=min_run_time)
                 dtype_name = str(dtype).removeprefix("torch.")

@@ -21,20 +21,10 @@ from torch.utils import benchmark
 
 import torch_uaccel
 from torch_uaccel import memory
-from torch_uaccel.benchmark import contention, median_seconds, time_row
+from torch_uaccel.benchmark import contention, gradient_step, median_seconds, time_row
 from torch_uaccel.op_table import OPS
 
 ALPHA = 1.0
-
-
-def _step(fn):
-    """fn's training step: forward, then backward through autograd."""
-
-    def run(x, dy):
-        (dx,) = torch.autograd.grad(fn(x), x, dy)
-        return dx
-
-    return run
 
 
 def training_step(row):
@@ -43,9 +33,9 @@ def training_step(row):
     return dataclasses.replace(
         row,
         name=f"{row.name} forward+backward",
-        op=_step(row.op),
-        reference=_step(row.reference),
-        roof=_step(row.roof),
+        op=gradient_step(row.op),
+        reference=gradient_step(row.reference),
+        roof=gradient_step(row.roof),
         inputs_from=lambda x: {"": (x.detach().requires_grad_(), torch.randn_like(x))},
         traffic=row.traffic + 3,
     )
@@ -57,7 +47,7 @@ def cases():
     rows = [row for row in OPS if row.benchmark]
     steps = [row for row in rows if row.supports_grad and len(row.plain_inputs(torch.empty(1))) == 1]
     return [(row, torch.compile(row.reference, fullgraph=True)) for row in rows] + [
-        (training_step(row), _step(torch.compile(row.reference, fullgraph=True))) for row in steps
+        (training_step(row), gradient_step(torch.compile(row.reference, fullgraph=True))) for row in steps
     ]
 
 

@@ -19,6 +19,16 @@ _cpp_extension_log.setLevel(_level)
 NOISY_SPREAD = 0.25  # interquartile range over median above which a row is flagged
 
 
+def gradient_step(fn):
+    """fn's training step as one callable (x, dy) -> dx: forward, then backward through autograd."""
+
+    def run(x, dy):
+        (dx,) = torch.autograd.grad(fn(x), x, dy)
+        return dx
+
+    return run
+
+
 def median_seconds(fn, *args, min_run_time: float = 0.2, label: str = "", sub_label: str = "", description: str = ""):
     """Median time of fn(*args) and the Measurement (for torch.utils.benchmark.Compare)."""
     timer = benchmark.Timer(

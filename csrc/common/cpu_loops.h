@@ -56,7 +56,7 @@ void map_contiguous_reduced(
     at::vec::convert_from_float<scalar_t>(low, high).store(out + i);
   }
   for (; i < n; ++i) {
-    out[i] = static_cast<scalar_t>(op(static_cast<float>(in[I][i])...));
+    out[i] = static_cast<scalar_t>(op(static_cast<at::opmath_type<scalar_t>>(in[I][i])...));
   }
 }
 
