@@ -1,6 +1,11 @@
 """What is ELU's own, beyond the generic checks every op-table row gets (tests/test_op_table.py):
-precision near zero, what the backward saves, the module as a drop-in, and 64-bit indexing."""
+precision near zero, what the backward saves, the module as a drop-in (alpha as F.elu takes it,
+TorchScript), and 64-bit indexing."""
 
+import io
+import warnings
+
+import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
@@ -55,6 +60,109 @@ def test_module_is_a_drop_in_for_nn_elu(device):
     assert repr(ours[1]) == "ELU(alpha=0.7)"
     assert torch_uaccel.ELU().alpha == 0.1
     assert torch_uaccel.elu(torch.tensor(-1.0)).item() == pytest.approx(0.1 * -0.6321205588)
+
+
+# Whatever F.elu / nn.ELU take for alpha is taken, and what they refuse is refused (with our message).
+ALPHA_CANDIDATES = {
+    "float": 0.5,
+    "int": 2,
+    "bool": True,
+    "numpy float": np.float32(0.25),
+    "numpy int": np.int64(3),
+    "0-dim tensor": torch.tensor(0.5),
+    "0-dim int tensor": torch.tensor(2),
+    "0-dim bool tensor": torch.tensor(True),
+    "0-dim float16 tensor": torch.tensor(0.75, dtype=torch.float16),
+    "0-dim float64 tensor": torch.tensor(-0.5, dtype=torch.float64),
+    "0-dim tensor requiring grad": torch.tensor(0.5, requires_grad=True),
+    "1-element tensor": torch.tensor([0.5]),
+    "2-element tensor": torch.tensor([0.5, 0.2]),
+    "0-dim complex tensor": torch.tensor(1j),
+    "0-dim numpy array": np.array(0.5),
+    "complex": 1j,
+    "string": "0.5",
+    "None": None,
+}
+FAMILY = [(torch_uaccel.elu, F.elu), (torch_uaccel.celu, F.celu)]
+
+
+@pytest.mark.parametrize("candidate", ALPHA_CANDIDATES)
+@pytest.mark.parametrize("ours, theirs", FAMILY, ids=["elu", "celu"])
+def test_alpha_is_taken_as_f_elu_takes_it(ours, theirs, candidate):
+    alpha = ALPHA_CANDIDATES[candidate]
+    x = torch.linspace(-4, 4, 33)
+    try:
+        expected = theirs(x, alpha)
+    except (TypeError, RuntimeError, ValueError, OverflowError):
+        with pytest.raises((TypeError, RuntimeError, ValueError), match=rf"^torch_uaccel\.{ours.__name__}: |overflow"):
+            ours(x, alpha)
+    else:
+        torch.testing.assert_close(ours(x, alpha), expected)
+
+
+@pytest.mark.parametrize("candidate", ALPHA_CANDIDATES)
+@pytest.mark.parametrize(
+    "ours, theirs", [(torch_uaccel.ELU, torch.nn.ELU), (torch_uaccel.CELU, torch.nn.CELU)], ids=["ELU", "CELU"]
+)
+def test_modules_take_alpha_as_nn_elu_takes_it(ours, theirs, candidate):
+    alpha = ALPHA_CANDIDATES[candidate]
+    x = torch.linspace(-4, 4, 33)
+    try:
+        expected = theirs(alpha)(x)
+    except (TypeError, RuntimeError, ValueError, OverflowError):
+        with pytest.raises((TypeError, RuntimeError, ValueError), match=rf"^torch_uaccel\.{ours.__name__}: |overflow"):
+            ours(alpha)  # refused at construction already
+    else:
+        module = ours(alpha)
+        torch.testing.assert_close(module(x), expected)
+        assert repr(module) == repr(theirs(alpha))
+
+
+def _scripted(module_or_function):
+    with warnings.catch_warnings():  # TorchScript is deprecated since torch 2.11, still used by models
+        warnings.simplefilter("ignore", FutureWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return torch.jit.script(module_or_function)
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        torch_uaccel.ELU(0.5),
+        torch_uaccel.ELU(2),  # an int alpha (nn.ELU(2) itself does not script)
+        torch_uaccel.ELU(0.3, inplace=True),
+        torch_uaccel.SELU(),
+        torch_uaccel.SELU(inplace=True),
+        torch_uaccel.CELU(0.7),
+    ],
+    ids=repr,
+)
+def test_modules_script_with_torchscript(device, module):
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(6, 9), module, torch.nn.Linear(9, 2)).to(device)
+    scripted = _scripted(model)
+    buffer = io.BytesIO()
+    torch.jit.save(scripted, buffer)
+    buffer.seek(0)
+    loaded = torch.jit.load(buffer, map_location=device)
+    x = torch.randn(5, 6, device=device, requires_grad=True)
+    expected = model(x)
+    (expected_grad,) = torch.autograd.grad(expected.sum(), x)
+    for compiled in (scripted, loaded):
+        y = compiled(x)
+        torch.testing.assert_close(y, expected)
+        torch.testing.assert_close(torch.autograd.grad(y.sum(), x)[0], expected_grad)
+    assert "uaccel::elu" in str(scripted.inlined_graph)  # our op, not a Python fallback
+
+
+@pytest.mark.parametrize(
+    "ours, theirs, args",
+    [(torch_uaccel.elu, F.elu, (0.4,)), (torch_uaccel.selu, F.selu, ()), (torch_uaccel.celu, F.celu, (0.6,))],
+    ids=["elu", "selu", "celu"],
+)
+def test_functions_script_with_torchscript(ours, theirs, args):
+    x = torch.randn(40, dtype=torch.float64)
+    torch.testing.assert_close(_scripted(ours)(x, *args), theirs(x, *args))
 
 
 @pytest.mark.cuda

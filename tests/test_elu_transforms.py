@@ -210,9 +210,7 @@ def test_jagged_nested_tensors(device, act):
     torch.testing.assert_close(nt.values(), act.reference(torch.cat(parts)))
 
 
-def test_tensor_and_out_of_range_alpha_are_refused():
-    with pytest.raises(TypeError, match=r"torch_uaccel\.elu: expected alpha to be a real number, but got Tensor"):
-        torch_uaccel.elu(torch.randn(3), torch.tensor(0.5, requires_grad=True))
+def test_out_of_range_alpha_is_refused():
     with pytest.raises(RuntimeError, match="overflow"):
         torch_uaccel.elu(torch.randn(3), 1e308)  # does not fit float32, as F.elu says
     with pytest.raises(ValueError, match=r"torch_uaccel\.celu: expected a nonzero alpha"):

@@ -116,7 +116,7 @@ CATALOGUE = [
         "track-end-without-begin",
         lambda: torch.ops.uaccel.memory_track_end(0),
         RuntimeError,
-        r"uaccel\.memory_track_end: no track\(\) block is open",
+        r"uaccel\.memory_track_end: expected the token of a track\(\) block open in this process, but got 0$",
     ),
     (
         "register_host-read-only",
@@ -237,7 +237,8 @@ CATALOGUE = [
         "elu-tensor-alpha",
         lambda: torch_uaccel.elu(x, torch.tensor(0.5, requires_grad=True)),
         TypeError,
-        r"torch_uaccel\.elu: expected alpha to be a real number, but got Tensor",
+        r"torch_uaccel\.elu: expected alpha to be a real number or a 0-dim real tensor that does not require grad "
+        r"\(as F\.elu\), but got a torch\.float32 Tensor of shape \(\) on cpu that requires grad",
     ),
     ("elu-alpha-overflows-float32", lambda: torch_uaccel.elu(x, 1e308), RuntimeError, r"overflow"),
 ]

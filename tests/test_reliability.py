@@ -12,6 +12,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 from conftest import UNDER_ASAN, run_threads, status_kib
+from forking import CHILD_TIMEOUT, in_forked_child
 
 import torch_uaccel
 from torch_uaccel import memory
@@ -96,38 +97,81 @@ def owner_closed_resized_and_collected_around_registrations():
     host[0] = 3
 
 
-def test_soak_every_op_registration_and_hook_install():
-    memory.empty_cache()
-    gc.collect()
-    base_live = memory.stats()["allocated_bytes"]
-    base_locked = status_kib("VmLck")
-    x = torch.randn(1000)
-    g = torch.randn(1000)
-    dst = torch.empty(1000)
-    buffer = bytearray(3 * 4096)
+class Soak:
+    """One round uses every op, a registration (and its owner's refusals), the hook's install and
+    uninstall; the inputs are made once."""
 
-    def one_round():
-        y = torch.ops.uaccel.elu(x, 0.5)
-        torch.ops.uaccel.elu_backward(g, y, 0.5, True)
-        torch.ops.uaccel.async_copy_(dst, y)
+    def __init__(self):
+        self.x, self.g, self.dst = torch.randn(1000), torch.randn(1000), torch.empty(1000)
+        self.buffer = bytearray(3 * 4096)
+
+    def round(self):
+        y = torch.ops.uaccel.elu(self.x, 0.5)
+        torch.ops.uaccel.elu_backward(self.g, y, 0.5, True)
+        torch.ops.uaccel.async_copy_(self.dst, y)
         memory.aligned_empty(300, alignment=64)
-        with torch_uaccel.register_host(buffer):
+        with torch_uaccel.register_host(self.buffer):
             pass
         owner_closed_resized_and_collected_around_registrations()
         memory.install_cpu_allocator(64)
         torch.empty(100)
         memory.uninstall_cpu_allocator()
 
-    for _ in range(200):  # warm up caches before measuring
-        one_round()
+    def run(self, rounds):
+        for _ in range(rounds):
+            self.round()
+        torch.testing.assert_close(self.dst, F.elu(self.x, 0.5))
+
+
+def test_soak_every_op_registration_and_hook_install():
+    memory.empty_cache()
+    gc.collect()
+    base_live = memory.stats()["allocated_bytes"]
+    base_locked = status_kib("VmLck")
+    soak = Soak()
+    soak.run(200)  # warm up caches before measuring
     gc.collect()
     rss_before = status_kib("VmRSS")
-    for _ in range(SOAK):
-        one_round()
+    soak.run(SOAK)
     gc.collect()
     rss_growth_kib = status_kib("VmRSS") - rss_before
     if not UNDER_ASAN:
         assert rss_growth_kib < 8 * 1024, f"resident memory grew by {rss_growth_kib} KiB over {SOAK} rounds"
     assert memory.stats()["allocated_bytes"] == base_live
     assert status_kib("VmLck") == base_locked
-    torch.testing.assert_close(dst, F.elu(x, 0.5))
+
+
+def _soak_in_spawned_child(_index, rounds):
+    Soak().run(rounds)
+
+
+def test_soak_in_forked_and_spawned_children():
+    """The soak's rounds in children: forked ones while a parent thread runs them too, and processes
+    started by torch.multiprocessing with spawn (a fresh interpreter that loads the library anew)."""
+    stop = threading.Event()
+    # Made here: the thread must not draw from torch's default generator, whose mutex (torch's) it
+    # could hold at fork(). Its first round does first-call work (imports, statics) before any fork.
+    parent_soak = Soak()
+    parent_soak.run(1)
+
+    def parent_rounds():
+        while not stop.is_set():
+            parent_soak.round()
+
+    busy = threading.Thread(target=parent_rounds, daemon=True)
+    busy.start()
+    try:
+        for _ in range(20):
+            in_forked_child(lambda: Soak().run(max(SOAK // 100, 1)))
+    finally:
+        stop.set()
+        busy.join()
+    context = torch.multiprocessing.start_processes(
+        _soak_in_spawned_child, args=(max(SOAK // 10, 1),), nprocs=2, join=False, start_method="spawn"
+    )
+    deadline = time.monotonic() + CHILD_TIMEOUT * 5
+    while not context.join(timeout=5):  # raises if a child failed
+        if time.monotonic() > deadline:
+            for process in context.processes:
+                process.kill()
+            pytest.fail("a spawned soak child did not finish in time")

@@ -9,60 +9,91 @@ import numbers
 import torch
 from torch import nn
 
-# ATen's SELU constants (aten/src/ATen/native/Activation.cpp).
-SELU_ALPHA = 1.6732632423543772848170429916717
-SELU_SCALE = 1.0507009873554804934193349852946
+
+def _selu_constants() -> tuple[float, float]:
+    """ATen's SELU alpha and scale (aten/src/ATen/native/Activation.cpp); a function, because
+    TorchScript reads no float a module holds."""
+    return 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
 
 
-def _check_scalar(fn: str, name: str, value):
-    """A Python number (or a symbolic one under torch.compile), returned as the op takes it. A tensor
-    is refused, as F.elu refuses it: the op would read it once as a constant and it would never get
-    a gradient. An int past 64 bits is passed as the float it denotes."""
+SELU_ALPHA, SELU_SCALE = _selu_constants()
+
+
+def _alpha(fn: str, value):
+    """``alpha`` as the op takes it, accepting what ``F.elu`` accepts: a real number (Python or NumPy,
+    bool included; a symbolic one under torch.compile) or a 0-dim real tensor that does not require
+    grad, read as the number it holds. A tensor that requires grad is refused, as F.elu refuses it:
+    alpha would never get its gradient. An int past 64 bits is passed as the float it denotes."""
     if type(value) is float:  # the common case first: this runs on every call
         return value
-    if isinstance(value, (bool, torch.Tensor)) or not isinstance(value, (numbers.Real, torch.SymInt, torch.SymFloat)):
-        raise TypeError(f"{fn}: expected {name} to be a real number, but got {type(value).__name__} ({value!r})")
-    if isinstance(value, int) and not -(2**63) <= value < 2**63:
-        return float(value)
-    return value
+    if isinstance(value, torch.Tensor):
+        if value.dim() != 0 or value.requires_grad or value.is_complex() or value.is_meta:
+            got = f"a {value.dtype} Tensor of shape {tuple(value.shape)} on {value.device}"
+            raise TypeError(
+                f"{fn}: expected alpha to be a real number or a 0-dim real tensor that does not require grad "
+                f"(as F.elu), but got {got}{' that requires grad' if value.requires_grad else ''}"
+            )
+        value = value.item()
+    if isinstance(value, (torch.SymInt, torch.SymFloat)):
+        return value
+    if not isinstance(value, numbers.Real):
+        raise TypeError(f"{fn}: expected alpha to be a real number, but got {type(value).__name__} ({value!r})")
+    if isinstance(value, numbers.Integral):  # bool and NumPy's ints too: the schema takes Python numbers
+        value = int(value)
+        return value if -(2**63) <= value < 2**63 else float(value)
+    return float(value)
 
 
 # The overloads themselves: calling them skips the packet's overload resolution on every call.
 _ELU, _ELU_INPLACE = torch.ops.uaccel.elu.default, torch.ops.uaccel.elu_.default
 
 
-def _elu(x: torch.Tensor, alpha, scale, input_scale, inplace: bool) -> torch.Tensor:
+def _elu(x: torch.Tensor, alpha: float, scale: float, input_scale: float, inplace: bool) -> torch.Tensor:
+    if torch.jit.is_scripting():  # TorchScript resolves the ops by name (the eager branch is not compiled)
+        if inplace:
+            torch.ops.uaccel.elu_(x, alpha, scale, input_scale)
+            return x
+        return torch.ops.uaccel.elu(x, alpha, scale, input_scale)
     if inplace:
         _ELU_INPLACE(x, alpha, scale, input_scale)
         return x
     return _ELU(x, alpha, scale, input_scale)
 
 
+# The wrappers and modules compile under torch.jit.script, as F.elu and nn.ELU do: their argument
+# checks sit in `if not torch.jit.is_scripting()` blocks, which TorchScript leaves out (where it
+# types alpha as float itself).
+
+
 def elu(x: torch.Tensor, alpha: float = 0.1, inplace: bool = False) -> torch.Tensor:
     """ELU: ``x`` where ``x > 0``, else ``alpha * expm1(x)``; as ``F.elu(x, alpha, inplace)``.
 
     Differentiable to any order, in reverse and forward mode; works under torch.func, vmap,
-    torch.compile, torch.export, DTensor and jagged nested tensors. ``inplace=True`` overwrites ``x``
-    (with autograd that needs ``alpha >= 0``, as for ``F.elu``).
+    torch.compile, torch.export, torch.jit.script, DTensor and jagged nested tensors. ``alpha`` is a
+    number or a 0-dim tensor (as for F.elu). ``inplace=True`` overwrites ``x`` (with autograd that
+    needs ``alpha >= 0``, as for ``F.elu``).
 
     >>> torch_uaccel.elu(torch.tensor([-1.0, 0.0, 2.0]), alpha=1.0)
     tensor([-0.6321,  0.0000,  2.0000])
     """
-    alpha = _check_scalar("torch_uaccel.elu", "alpha", alpha)
-    return _elu(x, alpha, 1, 1, inplace)
+    if not torch.jit.is_scripting():
+        alpha = _alpha("torch_uaccel.elu", alpha)
+    return _elu(x, alpha, 1.0, 1.0, inplace)
 
 
 def selu(x: torch.Tensor, inplace: bool = False) -> torch.Tensor:
     """SELU, as ``F.selu``: ``scale * elu(x, alpha)`` with ATen's constants, on the ELU kernels."""
-    return _elu(x, SELU_ALPHA, SELU_SCALE, 1, inplace)
+    alpha, scale = _selu_constants()
+    return _elu(x, alpha, scale, 1.0, inplace)
 
 
 def celu(x: torch.Tensor, alpha: float = 1.0, inplace: bool = False) -> torch.Tensor:
     """CELU, as ``F.celu``: ``x`` where ``x > 0``, else ``alpha * expm1(x / alpha)``."""
-    alpha = _check_scalar("torch_uaccel.celu", "alpha", alpha)
+    if not torch.jit.is_scripting():
+        alpha = _alpha("torch_uaccel.celu", alpha)
     if alpha == 0:
         raise ValueError("torch_uaccel.celu: expected a nonzero alpha (it divides the input), but got 0")
-    return _elu(x, alpha, 1, 1.0 / alpha, inplace)
+    return _elu(x, alpha, 1.0, 1.0 / alpha, inplace)
 
 
 class ELUFunction(torch.autograd.Function):
@@ -125,9 +156,12 @@ class ELU(nn.ELU):
     """
 
     def __init__(self, alpha: float = 0.1, inplace: bool = False) -> None:
-        super().__init__(_check_scalar("torch_uaccel.ELU", "alpha", alpha), inplace)
+        _alpha("torch_uaccel.ELU", alpha)  # refused now rather than at the first call
+        super().__init__(alpha, inplace)  # kept as given (a 0-dim tensor too), as nn.ELU keeps it
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if torch.jit.is_scripting():  # an int alpha is typed int there (nn.ELU(1) does not script)
+            return elu(x, float(self.alpha), self.inplace)
         return elu(x, self.alpha, self.inplace)
 
 
@@ -141,7 +175,13 @@ class SELU(nn.SELU):
 class CELU(nn.CELU):
     """Drop-in for ``nn.CELU`` on the ELU kernels (a subclass of it, as :class:`ELU`)."""
 
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        _alpha("torch_uaccel.CELU", alpha)
+        super().__init__(alpha, inplace)
+
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if torch.jit.is_scripting():  # as ELU.forward
+            return celu(x, float(self.alpha), self.inplace)
         return celu(x, self.alpha, self.inplace)
 
 

@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <map>
@@ -22,6 +23,7 @@
 
 #include <uaccel/host.h>
 
+#include "common/fork_safety.h"
 #include "host/page_locker.h"
 
 namespace uaccel::host {
@@ -49,6 +51,8 @@ class MlockPageLocker final : public PageLocker {
 
 PageLocker* cuda_locker = nullptr;
 bool (*cuda_device_present)() = nullptr;
+std::atomic<bool> cuda_used{false};          // this process locked pages with CUDA
+std::atomic<bool> cuda_used_by_parent{false};  // ... and this is a forked child of one that did
 
 struct Chunk {
   uintptr_t end;
@@ -60,7 +64,7 @@ struct Chunk {
 class Registration {
  public:
   Registration(uintptr_t first, uintptr_t end, c10::Storage storage)
-      : first_(first), end_(end), storage_(std::move(storage)) {}
+      : first_(first), end_(end), generation_(fork_safety::generation()), storage_(std::move(storage)) {}
   ~Registration();
   Registration(const Registration&) = delete;
   Registration& operator=(const Registration&) = delete;
@@ -68,6 +72,7 @@ class Registration {
  private:
   uintptr_t first_;
   uintptr_t end_;
+  uint64_t generation_;  // the process whose page locks it holds (see forget_page_locks_in_child)
   c10::Storage storage_;
 };
 
@@ -75,6 +80,17 @@ std::mutex registry_mutex;
 std::map<uintptr_t, Chunk> chunks;                                    // by start; never overlap
 std::unordered_map<int64_t, std::shared_ptr<Registration>> open_registrations;     // by registration id
 int64_t next_id = 1;
+
+// Page locks are not inherited by a forked child (mlock's are dropped; CUDA does not survive fork()),
+// so the child starts with no chunks. Its copies of the parent's registrations stay open, with their
+// host views over the child's copy of the bytes; closing one there releases nothing, so it can
+// never unlock pages the child locked itself.
+void forget_page_locks_in_child() {
+  chunks.clear();
+  cuda_used_by_parent.store(cuda_used.load());
+}
+
+const bool fork_safe = (fork_safety::register_state(registry_mutex, &forget_page_locks_in_child), true);
 
 // Gives up one use of every chunk in [first, end); unlocks those nobody uses any more.
 void release_pages_locked(uintptr_t first, uintptr_t end) {
@@ -140,7 +156,9 @@ void acquire_pages_locked(uintptr_t first, uintptr_t end, PageLocker& locker) {
 
 Registration::~Registration() {
   const std::lock_guard<std::mutex> lock(registry_mutex);
-  release_pages_locked(first_, end_);
+  if (generation_ == fork_safety::generation()) {
+    release_pages_locked(first_, end_);
+  }
 }
 
 // The device address of host byte `ptr` of a registration over [first, end).
@@ -165,7 +183,16 @@ void register_cuda_page_locker(PageLocker* locker, bool (*device_present)()) {
 
 PageLocker& active_page_locker() {
   static MlockPageLocker mlock_locker;
-  return cuda_locker != nullptr && cuda_device_present() ? *cuda_locker : mlock_locker;
+  TORCH_CHECK(
+      !cuda_used_by_parent.load(),
+      "uaccel.register_host: expected a process that can use CUDA, but this is a forked child of a process that "
+      "registered memory with CUDA, and CUDA does not survive fork() (as in PyTorch); register in the parent, or "
+      "start workers with the 'spawn' method");
+  if (cuda_locker != nullptr && cuda_device_present()) {
+    cuda_used.store(true);
+    return *cuda_locker;
+  }
+  return mlock_locker;
 }
 
 HostRegistrationHandle register_host(const at::Tensor& host) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/checks.h"
+#include "common/fork_safety.h"
 #include "memory/device_memory.h"
 #include "memory/leak_tracker.h"
 
@@ -96,7 +97,9 @@ class CpuAllocator final : public c10::Allocator, public DeviceMemory {
   void set_alignment(int64_t alignment) { alignment_.store(alignment); }
 
  private:
-  CpuAllocator() = default;
+  // A forked child inherits everything as it was between two updates: the installed hook, the cache
+  // (its copy of those blocks), the live blocks (its copies of the parent's tensors) and the counts.
+  CpuAllocator() { fork_safety::register_state(mutex_); }
 
   void* take(size_t requested, size_t alignment) {
     const BlockKey key{size_class(requested), alignment};
@@ -113,8 +116,8 @@ class CpuAllocator final : public c10::Allocator, public DeviceMemory {
         ptr = system_allocate_locked(key);
       }
       live_.emplace(ptr, LiveBlock{key, requested});
+      counters_.on_allocate(static_cast<int64_t>(requested));  // under the lock: a fork copies them in step
     }
-    counters_.on_allocate(static_cast<int64_t>(requested));
     leak_tracker::on_allocate(ptr, requested, kCpu);
     report_to_profiler(ptr, static_cast<int64_t>(requested));
     return ptr;
@@ -160,8 +163,8 @@ class CpuAllocator final : public c10::Allocator, public DeviceMemory {
       } else {
         std::free(ptr);
       }
+      counters_.on_free(static_cast<int64_t>(requested));
     }
-    counters_.on_free(static_cast<int64_t>(requested));
     leak_tracker::on_free(ptr);
     report_to_profiler(ptr, -static_cast<int64_t>(requested));
   }
@@ -184,7 +187,7 @@ class CpuAllocator final : public c10::Allocator, public DeviceMemory {
   }
 
   std::atomic<int64_t> alignment_{static_cast<int64_t>(kMinAlignment)};
-  Counters counters_;  // cached bytes change only under mutex_
+  Counters counters_;  // changed only under mutex_ (read without it)
   std::mutex mutex_;
   std::unordered_map<BlockKey, std::vector<void*>, BlockKeyHash> cache_;  // guarded by mutex_
   std::unordered_map<void*, LiveBlock> live_;                             // guarded by mutex_
@@ -196,6 +199,7 @@ const bool cpu_registered = (register_device_memory(c10::DeviceType::CPU, &CpuAl
 // What each install replaced, so uninstall restores exactly that (nesting included).
 std::mutex install_mutex;
 std::vector<std::pair<c10::Allocator*, int64_t>> install_stack;  // guarded by install_mutex
+const bool install_fork_safe = (fork_safety::register_state(install_mutex), true);
 
 } // namespace
 

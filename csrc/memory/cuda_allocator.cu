@@ -15,6 +15,7 @@
 
 #include <uaccel/cuda_allocator.h>
 
+#include "common/fork_safety.h"
 #include "memory/device_memory.h"
 #include "memory/leak_tracker.h"
 
@@ -28,6 +29,7 @@ struct Segment {
   void* base;
   size_t requested;
   int device;
+  uint64_t generation;  // the process that allocated it (fork_safety::generation())
 };
 
 class CudaMemory final : public DeviceMemory {
@@ -39,6 +41,10 @@ class CudaMemory final : public DeviceMemory {
 
   // Returns nullptr on failure (the pluggable-allocator contract: PyTorch raises its own OOM).
   void* allocate_raw(size_t bytes, size_t alignment, int device) noexcept {
+    if (unusable_after_fork()) {
+      return nullptr;
+    }
+    used_.store(true, std::memory_order_relaxed);
     const size_t align = std::max(alignment, kCudaNaturalAlignment);
     const size_t padded = bytes + (align > kCudaNaturalAlignment ? align - 1 : 0);
     int previous = -1;
@@ -61,7 +67,7 @@ class CudaMemory final : public DeviceMemory {
     void* ptr = reinterpret_cast<void*>(align_up(reinterpret_cast<uintptr_t>(base), align));
     {
       const std::lock_guard<std::mutex> lock(mutex_);
-      live_.emplace(ptr, Segment{base, bytes, device});
+      live_.emplace(ptr, Segment{base, bytes, device, fork_safety::generation()});
     }
     counters_.on_allocate(static_cast<int64_t>(bytes));
     leak_tracker::on_allocate(ptr, bytes, c10::Device(c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(device)));
@@ -80,8 +86,10 @@ class CudaMemory final : public DeviceMemory {
       segment = live->second;
       live_.erase(live);
     }
-    const c10::cuda::CUDAGuard guard(static_cast<c10::DeviceIndex>(segment.device));
-    C10_CUDA_CHECK_WARN(cudaFree(segment.base));
+    if (segment.generation == fork_safety::generation()) {  // else a forked child's copy of a parent's pointer
+      const c10::cuda::CUDAGuard guard(static_cast<c10::DeviceIndex>(segment.device));
+      C10_CUDA_CHECK_WARN(cudaFree(segment.base));
+    }
     counters_.on_free(static_cast<int64_t>(segment.requested));
     leak_tracker::on_free(ptr);
   }
@@ -91,6 +99,10 @@ class CudaMemory final : public DeviceMemory {
     if (bytes == 0) {
       return {nullptr, nullptr, &release, c10::Device(c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(index))};
     }
+    TORCH_CHECK(
+        !unusable_after_fork(),
+        "uaccel.aligned_empty: expected a process that can use CUDA, but this is a forked child of a process that "
+        "used it, and CUDA does not survive fork() (as in PyTorch); start workers with the 'spawn' method");
     void* ptr = allocate_raw(bytes, static_cast<size_t>(alignment), index);
     TORCH_CHECK_WITH(
         OutOfMemoryError, ptr != nullptr, "uaccel.aligned_empty: CUDA out of memory allocating ", bytes,
@@ -112,11 +124,22 @@ class CudaMemory final : public DeviceMemory {
   size_t pool_alignment() const { return pool_alignment_.load(); }
 
  private:
-  CudaMemory() = default;
+  CudaMemory() { fork_safety::register_state(mutex_, &in_forked_child); }
   static void release(void* ptr) { instance().free_raw(ptr); }
+
+  // A forked child of a process that used CUDA through here cannot use it: it allocates nothing,
+  // and frees of the parent's segments only drop their records (the memory is the parent's).
+  static void in_forked_child() {
+    auto& memory = instance();
+    memory.parent_used_.store(memory.parent_used_.load() || memory.used_.load());
+    memory.used_.store(false);
+  }
+  bool unusable_after_fork() const { return parent_used_.load(std::memory_order_relaxed); }
 
   Counters counters_;
   std::atomic<size_t> pool_alignment_{kCudaNaturalAlignment};
+  std::atomic<bool> used_{false};         // this process allocated CUDA memory here
+  std::atomic<bool> parent_used_{false};  // an ancestor did, before a fork()
   std::mutex mutex_;
   std::unordered_map<void*, Segment> live_;  // guarded by mutex_
 };

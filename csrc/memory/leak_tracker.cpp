@@ -7,6 +7,9 @@
 #include <memory>
 #include <mutex>
 #include <unordered_map>
+#include <unordered_set>
+
+#include "common/fork_safety.h"
 
 namespace uaccel::memory::leak_tracker {
 namespace {
@@ -21,10 +24,26 @@ struct Record {
 
 constexpr size_t kFramesShown = 4;
 
-std::atomic<int> open_blocks{0};
+using Records = std::unordered_map<const void*, Record>;
+
+std::atomic<int> open_blocks{0};                  // open_tokens.size(), read without the lock
 std::mutex mutex;
 int64_t next_sequence = 0;                        // guarded by mutex
-std::unordered_map<const void*, Record> live;     // guarded by mutex
+std::unordered_set<int64_t> open_tokens;          // guarded by mutex
+Records live;                                     // guarded by mutex
+
+// A forked child starts with no open block: what it allocates is not the parent's leak, and the
+// blocks other threads had open would never close there. A block the parent opened refuses to end
+// in the child (end() names why). The records are abandoned, not destroyed: destroying a traceback
+// takes torch's own lock, which a vanished thread of the parent may have held.
+void forget_blocks_in_child() {
+  new Records(std::move(live));  // deliberately leaked, see above
+  live = Records();
+  open_tokens.clear();
+  open_blocks.store(0);
+}
+
+const bool fork_safe = (fork_safety::register_state(mutex, &forget_blocks_in_child), true);
 
 std::string describe(torch::CapturedTraceback* traceback) {
   const auto symbolized = torch::symbolize({traceback});
@@ -46,37 +65,58 @@ void on_allocate(const void* ptr, size_t bytes, c10::Device device) {
   if (open_blocks.load(std::memory_order_relaxed) == 0 || ptr == nullptr) {
     return;
   }
-  auto traceback = torch::CapturedTraceback::gather(/*python=*/true, /*script=*/false, /*cpp=*/false);
+  Record record{bytes, device, 0, torch::CapturedTraceback::gather(/*python=*/true, /*script=*/false, /*cpp=*/false)};
+  // Declared before the lock, so whatever traceback it ends up holding dies after the lock is released.
   const std::lock_guard<std::mutex> lock(mutex);
-  live.insert_or_assign(ptr, Record{bytes, device, next_sequence++, std::move(traceback)});
+  if (open_tokens.empty()) {
+    return;  // the last block closed meanwhile
+  }
+  record.sequence = next_sequence++;
+  // An address freed while no block was open may still have a record: the old one is swapped out.
+  // (try_emplace leaves `record` untouched when the key exists.)
+  if (const auto [it, inserted] = live.try_emplace(ptr, std::move(record)); !inserted) {
+    std::swap(it->second, record);
+  }
 }
 
 void on_free(const void* ptr) {
   if (open_blocks.load(std::memory_order_relaxed) == 0) {
     return;
   }
+  Records::node_type forgotten;  // destroyed after the lock is released
   const std::lock_guard<std::mutex> lock(mutex);
-  live.erase(ptr);
+  forgotten = live.extract(ptr);
 }
 
 int64_t begin() {
   const std::lock_guard<std::mutex> lock(mutex);
-  open_blocks.fetch_add(1);
-  return next_sequence;
+  const int64_t token = next_sequence++;  // unique, and every allocation after it has a larger sequence
+  open_tokens.insert(token);
+  open_blocks.store(static_cast<int>(open_tokens.size()));
+  return token;
 }
 
 std::vector<Leak> end(int64_t token) {
   std::vector<std::pair<int64_t, Record>> leaked;
+  Records finished;  // destroyed after the lock is released
   {
     const std::lock_guard<std::mutex> lock(mutex);
-    TORCH_CHECK(open_blocks.load() > 0, "uaccel.memory_track_end: no track() block is open");
+    TORCH_CHECK(
+        open_tokens.erase(token) == 1,
+        "uaccel.memory_track_end: expected the token of a track() block open in this "
+        "process, but got ",
+        token,
+        (fork_safety::generation() > 0 ? " (this is a forked child: blocks opened before "
+                                         "fork() stay open in the parent, and a child starts with none)"
+                                       : ""));
     for (const auto& [ptr, record] : live) {
-      if (record.sequence >= token) {
+      if (record.sequence > token) {
         leaked.emplace_back(record.sequence, record);
       }
     }
-    if (open_blocks.fetch_sub(1) == 1) {
-      live.clear();  // the outermost block closed: nobody needs the records any more
+    open_blocks.store(static_cast<int>(open_tokens.size()));
+    if (open_tokens.empty()) {
+      std::swap(finished, live);  // the outermost block closed: nobody needs the records any more
     }
   }
   std::sort(leaked.begin(), leaked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });

@@ -1,0 +1,54 @@
+"""Work in a forked child, under a time bound: a hang fails the test instead of hanging CI."""
+
+import os
+import pickle
+import select
+import signal
+import time
+import warnings
+
+import pytest
+from conftest import UNDER_ASAN
+
+CHILD_TIMEOUT = 120 if UNDER_ASAN else 60
+
+
+def in_forked_child(fn, timeout=CHILD_TIMEOUT):
+    """fn() run in a forked child; its return value (or its exception, re-raised) comes back through a pipe.
+    A child that has not finished within `timeout` seconds is killed and the test fails."""
+    read_end, write_end = os.pipe()
+    with warnings.catch_warnings():  # the warning is about threads of the parent: here, the point
+        warnings.filterwarnings(
+            "ignore", message=".*use of fork\\(\\) may lead to deadlocks", category=DeprecationWarning
+        )
+        pid = os.fork()
+    if pid == 0:
+        os.close(read_end)
+        try:
+            payload = pickle.dumps((True, fn()))
+        except BaseException as error:
+            payload = pickle.dumps((False, f"{type(error).__name__}: {error}"))
+        os.write(write_end, payload)
+        os._exit(0)
+    os.close(write_end)
+    deadline = time.monotonic() + timeout
+    data = b""
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            ready, _, _ = select.select([read_end], [], [], max(left, 0))
+            if not ready:
+                os.kill(pid, signal.SIGKILL)
+                pytest.fail(f"the forked child did not finish within {timeout} s: it hung")
+            chunk = os.read(read_end, 1 << 16)
+            if not chunk:
+                break
+            data += chunk
+    finally:
+        os.close(read_end)
+        os.waitpid(pid, 0)
+    assert data, "the forked child died without an answer"
+    ok, value = pickle.loads(data)
+    if not ok:
+        raise AssertionError(f"in the forked child: {value}")
+    return value
