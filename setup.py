@@ -2,7 +2,11 @@
 script copies it into the package, where torch_uaccel/_library.py loads it. The same CMake project
 installs the LibTorch package (find_package(TorchUaccel)); see the README.
 
-setup.py only translates the environment into CMake options (as vLLM's setup.py does):
+setup.py translates the environment into CMake options (as vLLM's setup.py does), and writes what
+pip records: the version with the torch it was built for as its local label (0.1.0+pt215cu132), and
+`torch==<that minor>.*` as the requirement, because the library loads only into that torch. A wheel
+(`make wheel`) is tagged py3-none: libuaccel uses no Python C API.
+
   UACCEL_CPU_ONLY=1       build without the CUDA kernels even when torch is a CUDA build
   TORCH_CUDA_ARCH_LIST    CUDA archs to compile (default in CMakeLists.txt)
   MAX_JOBS                parallel compile jobs (default: all cores)
@@ -13,6 +17,7 @@ setup.py only translates the environment into CMake options (as vLLM's setup.py 
 """
 
 import os
+import runpy
 import shutil
 import subprocess
 import sys
@@ -21,7 +26,19 @@ import torch
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
+try:
+    from setuptools.command.bdist_wheel import bdist_wheel
+except ImportError:  # setuptools < 70.1 (a GPU image's)
+    from wheel.bdist_wheel import bdist_wheel
+
 ROOT = os.path.dirname(os.path.abspath(__file__))
+VERSION = runpy.run_path(os.path.join(ROOT, "torch_uaccel", "_version.py"))
+TORCH_MINOR = tuple(int(part) for part in torch.__version__.split("+")[0].split(".")[:2])
+if not VERSION["TORCH_OLDEST"] <= TORCH_MINOR <= VERSION["TORCH_NEWEST"]:
+    sys.exit(
+        f"torch_uaccel {VERSION['__version__']} supports torch {VERSION['SUPPORTED_TORCH']}, but this environment "
+        f"has torch {torch.__version__}"
+    )
 
 
 def _enabled(variable: str) -> bool:
@@ -48,6 +65,16 @@ def _tool(name: str) -> str:
     return beside_python if os.path.exists(beside_python) else name
 
 
+def with_cuda() -> bool:
+    return torch.version.cuda is not None and _cuda_compiler() is not None and not _enabled("UACCEL_CPU_ONLY")
+
+
+def local_label() -> str:
+    """pt215cu132 or pt215cpu: the torch minor and CUDA variant a build is for, as torchvision's +cu132."""
+    variant = "cu" + torch.version.cuda.replace(".", "") if with_cuda() else "cpu"
+    return f"pt{TORCH_MINOR[0]}{TORCH_MINOR[1]}{variant}"
+
+
 def cmake_arguments() -> list[str]:
     """CUDA is decided from torch (a CUDA build) and the toolkit, never from
     torch.cuda.is_available(): build hosts often have no GPU."""
@@ -62,9 +89,12 @@ def cmake_arguments() -> list[str]:
         f"-DUACCEL_BUILD_TESTS={'ON' if _enabled('UACCEL_BUILD_TESTS') else 'OFF'}",
     ]
     arguments.append(f"-DCMAKE_MAKE_PROGRAM={_tool('ninja')}")
+    # The package's layout (libuaccel.so beside the modules, include/, share/cmake/), found from
+    # site-packages: torch's libraries and CUDA's runtime (nvidia/cu13/lib) by relative paths.
+    cuda_runtime = f"$ORIGIN/../nvidia/cu{torch.version.cuda.split('.')[0]}/lib" if torch.version.cuda else ""
+    arguments += ["-DCMAKE_INSTALL_LIBDIR=.", f"-DUACCEL_INSTALL_RPATH=$ORIGIN/../torch/lib;{cuda_runtime}"]
     compiler = _cuda_compiler()
-    with_cuda = torch.version.cuda is not None and compiler is not None and not _enabled("UACCEL_CPU_ONLY")
-    arguments.append(f"-DUACCEL_CPU_ONLY={'OFF' if with_cuda else 'ON'}")
+    arguments.append(f"-DUACCEL_CPU_ONLY={'OFF' if with_cuda() else 'ON'}")
     if compiler:  # torch's CMake config looks for the toolkit whenever torch is a CUDA build
         root = os.path.dirname(os.path.dirname(compiler))
         arguments += [
@@ -77,8 +107,16 @@ def cmake_arguments() -> list[str]:
     return arguments
 
 
+BUILD_RECORD = """\
+# Written by setup.py: the torch this copy of libuaccel was built against (_library.py checks it).
+TORCH_VERSION = {torch!r}
+CUDA_VERSION = {cuda!r}
+"""
+
+
 class CMakeBuild(build_ext):
-    """Configures and builds the CMake project, then copies libuaccel.so next to the package's modules."""
+    """Configures and builds the CMake project, then installs it into the package: libuaccel.so next
+    to the modules, the C++ headers and the CMake package (torch_uaccel.cmake_prefix_path)."""
 
     def get_ext_filename(self, fullname: str) -> str:
         return os.path.join(*fullname.split(".")) + ".so"  # libuaccel.so: a plain library, no Python ABI tag
@@ -89,11 +127,53 @@ class CMakeBuild(build_ext):
         subprocess.check_call([cmake, "-S", ROOT, "-B", build_dir, *cmake_arguments()])
         jobs = os.environ.get("MAX_JOBS") or str(os.cpu_count() or 1)
         subprocess.check_call([cmake, "--build", build_dir, "-j", jobs])
+        stage = os.path.join(build_dir, "package")
+        shutil.rmtree(stage, ignore_errors=True)
+        subprocess.check_call([cmake, "--install", build_dir, "--prefix", stage])
         destination = self.get_ext_fullpath(ext.name)
-        os.makedirs(os.path.dirname(destination), exist_ok=True)
+        package = os.path.dirname(destination)
+        os.makedirs(package, exist_ok=True)
         # A new file renamed over the old one: processes that have the old library mapped keep it.
-        shutil.copyfile(os.path.join(build_dir, "libuaccel.so"), destination + ".tmp")
+        shutil.copyfile(os.path.join(stage, "libuaccel.so"), destination + ".tmp")
         os.replace(destination + ".tmp", destination)
+        for tree in ("include", "share"):
+            _replace_tree(os.path.join(stage, tree), os.path.join(package, tree))
+        cuda = torch.version.cuda if with_cuda() else None
+        with open(os.path.join(package, "_build.py"), "w") as record:
+            record.write(BUILD_RECORD.format(torch=torch.__version__, cuda=cuda))
+
+    def copy_extensions_to_source(self) -> None:
+        """An editable install (-e) gets the headers, CMake package and build record too."""
+        super().copy_extensions_to_source()
+        build_py = self.get_finalized_command("build_py")
+        for ext in self.extensions:
+            source, built = (os.path.dirname(path) for path in self._get_inplace_equivalent(build_py, ext))
+            for tree in ("include", "share"):
+                _replace_tree(os.path.join(built, tree), os.path.join(source, tree))
+            shutil.copyfile(os.path.join(built, "_build.py"), os.path.join(source, "_build.py"))
 
 
-setup(ext_modules=[Extension("torch_uaccel.libuaccel", sources=[])], cmdclass={"build_ext": CMakeBuild})
+def _replace_tree(source: str, destination: str) -> None:
+    shutil.rmtree(destination, ignore_errors=True)
+    shutil.copytree(source, destination)
+
+
+class PlatformWheel(bdist_wheel):
+    """py3-none-<platform>: native code, but none that uses Python's C API (torch.ops.load_library
+    loads it), so one wheel serves every CPython the torch supports. `make wheel` then sets the
+    manylinux tag the library's glibc symbols allow (auditwheel)."""
+
+    def finalize_options(self) -> None:
+        super().finalize_options()
+        self.root_is_pure = False
+
+    def get_tag(self) -> tuple[str, str, str]:
+        return "py3", "none", super().get_tag()[2]
+
+
+setup(
+    version=f"{VERSION['__version__']}+{local_label()}",
+    install_requires=[f"torch=={TORCH_MINOR[0]}.{TORCH_MINOR[1]}.*", "numpy"],
+    ext_modules=[Extension("torch_uaccel.libuaccel", sources=[])],
+    cmdclass={"build_ext": CMakeBuild, "bdist_wheel": PlatformWheel},
+)

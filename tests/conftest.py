@@ -14,7 +14,12 @@ atexit.register(shutil.rmtree, os.environ["TORCHINDUCTOR_CACHE_DIR"], ignore_err
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
-import torch_uaccel  # noqa: E402, F401  (registers torch.ops.uaccel)
+import torch_uaccel  # noqa: E402  (registers torch.ops.uaccel)
+
+# `make wheel-test`: the suite must run against the installed wheel, not this checkout's package.
+INSTALLED = os.environ.get("UACCEL_EXPECT_INSTALLED") == "1"
+if INSTALLED and "site-packages" not in torch_uaccel.__file__:
+    raise RuntimeError(f"expected torch_uaccel from an installed wheel, but imported {torch_uaccel.__file__}")
 
 HAS_CUDA = torch.cuda.is_available()
 # Under `make sanitize`: AddressSanitizer ignores mlock (VmLck stays 0) and holds freed memory in

@@ -118,11 +118,15 @@ def test_modules_take_alpha_as_nn_elu_takes_it(ours, theirs, candidate):
         assert repr(module) == repr(theirs(alpha))
 
 
+def _without_torchscript_deprecation(call, *args, **kwargs):
+    """TorchScript (script, save, load) is deprecated since torch 2.11 and warns so; models still use it."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"`torch\.jit\.\w+` is deprecated", category=FutureWarning)
+        return call(*args, **kwargs)
+
+
 def _scripted(module_or_function):
-    with warnings.catch_warnings():  # TorchScript is deprecated since torch 2.11, still used by models
-        warnings.simplefilter("ignore", FutureWarning)
-        warnings.simplefilter("ignore", DeprecationWarning)
-        return torch.jit.script(module_or_function)
+    return _without_torchscript_deprecation(torch.jit.script, module_or_function)
 
 
 @pytest.mark.parametrize(
@@ -142,9 +146,9 @@ def test_modules_script_with_torchscript(device, module):
     model = torch.nn.Sequential(torch.nn.Linear(6, 9), module, torch.nn.Linear(9, 2)).to(device)
     scripted = _scripted(model)
     buffer = io.BytesIO()
-    torch.jit.save(scripted, buffer)
+    _without_torchscript_deprecation(torch.jit.save, scripted, buffer)
     buffer.seek(0)
-    loaded = torch.jit.load(buffer, map_location=device)
+    loaded = _without_torchscript_deprecation(torch.jit.load, buffer, map_location=device)
     x = torch.randn(5, 6, device=device, requires_grad=True)
     expected = model(x)
     (expected_grad,) = torch.autograd.grad(expected.sum(), x)

@@ -2,6 +2,8 @@
 bad value, and nothing changed by the failed call (tensor arguments untouched, no registration or
 locked page left behind, allocator statistics unchanged)."""
 
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -18,6 +20,15 @@ def readonly_array():
 
 
 x = torch.randn(4, 5)
+
+
+def _quantized():
+    """A quantized tensor, which users still pass: torch 2.15 deprecates creating them (and warns)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="torch.quantize_per_tensor.*deprecated", category=UserWarning)
+        return torch.quantize_per_tensor(torch.ones(4), 0.1, 0, torch.qint8)
+
+
 shared = torch.arange(20.0)
 
 # (name, call, exception type, pattern); each call gets fresh arguments so they can be compared after.
@@ -205,7 +216,7 @@ CATALOGUE = [
     ),
     (
         "register_host-quantized",
-        lambda: torch_uaccel.register_host(torch.quantize_per_tensor(torch.ones(4), 0.1, 0, torch.qint8)),
+        lambda: torch_uaccel.register_host(_quantized()),
         TypeError,
         r"uaccel\.register_host: expected a dense \(strided\) CPU tensor, but got a quantized tensor",
     ),

@@ -7,6 +7,7 @@ registers the `torch.ops.uaccel` operators once per process.
 import torch  # noqa: F401  (first: libuaccel links against its libraries)
 
 from . import _library
+from ._library import cmake_prefix_path
 from ._version import __version__
 
 _library.load()  # registers the torch.ops.uaccel operators (once per process)
@@ -26,6 +27,7 @@ __all__ = [
     "async_copy",
     "build_info",
     "celu",
+    "cmake_prefix_path",
     "elu",
     "memory",
     "register_host",

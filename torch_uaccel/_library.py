@@ -11,6 +11,9 @@ import pathlib
 import torch
 
 path = pathlib.Path(__file__).with_name("libuaccel.so")
+# The LibTorch CMake package inside the Python package (setup.py installs it): a C++ project uses
+# find_package(TorchUaccel) with CMAKE_PREFIX_PATH set to this, as to torch.utils.cmake_prefix_path.
+cmake_prefix_path = str(path.with_name("share") / "cmake")
 
 
 def _already_registered() -> bool:
@@ -34,9 +37,36 @@ def mutates_first_argument(op: torch._ops.OpOverload) -> bool:
     return not op._schema.returns
 
 
+def _minor(version: str) -> str:
+    return ".".join(version.split("+")[0].split(".")[:2])
+
+
+def check_torch(built: str, built_cuda: str | None, found: str, found_cuda: str | None) -> None:
+    """libuaccel links torch's C++ ABI, which changes between minor releases, and a CUDA build links
+    CUDA's runtime of one major version: anything else would fail with an undefined symbol or a
+    missing library. Say which torch is needed instead, and how to get a matching pair."""
+    mismatch = _minor(built) != _minor(found)
+    if built_cuda is not None:
+        mismatch |= found_cuda is None or found_cuda.split(".")[0] != built_cuda.split(".")[0]
+    if mismatch:
+        kind = f"CUDA {built_cuda}" if built_cuda else "CPU"
+        raise ImportError(
+            f"torch_uaccel: this build is for torch {_minor(built)} ({kind} build; built against {built}), but torch "
+            f"{found} ({f'CUDA {found_cuda}' if found_cuda else 'CPU'} build) is installed. Install the matching torch "
+            f"(pip install 'torch=={_minor(built)}.*'), or a torch_uaccel built for this torch: from source, "
+            f"`pip install --no-build-isolation .` in a checkout, or `make wheel TORCH={found.split('+')[0]}` there"
+        )
+
+
 def load() -> None:
     if _already_registered():
         return
+    try:
+        from ._build import CUDA_VERSION, TORCH_VERSION  # written by setup.py with the library
+    except ImportError:
+        pass  # a library built by hand (CMake): loading it says whether it fits
+    else:
+        check_torch(TORCH_VERSION, CUDA_VERSION, torch.__version__, torch.version.cuda)
     try:
         torch.ops.load_library(path)
     except OSError as error:  # missing, or undefined symbols: built against another torch

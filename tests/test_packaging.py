@@ -1,0 +1,63 @@
+"""What pip and a C++ build see of an installed torch_uaccel: the version and requirement pinned to the
+torch it was built for, the refusal to load into another torch, and the CMake package inside."""
+
+import importlib.metadata
+import pathlib
+import re
+
+import pytest
+import torch
+
+import torch_uaccel
+from torch_uaccel import _build, _library, _version
+
+
+def _minor(version):
+    return tuple(int(part) for part in version.split("+")[0].split(".")[:2])
+
+
+def test_the_build_is_for_this_torch_and_within_the_supported_range():
+    assert _version.TORCH_OLDEST <= _minor(torch.__version__) <= _version.TORCH_NEWEST
+    assert _minor(_build.TORCH_VERSION) == _minor(torch.__version__)
+    assert (_build.CUDA_VERSION is not None) == torch_uaccel.build_info()["cuda"]
+
+
+def test_pip_metadata_pins_the_torch_minor_and_names_the_variant():
+    distribution = importlib.metadata.distribution("torch_uaccel")
+    major, minor = _minor(_build.TORCH_VERSION)
+    assert f"torch=={major}.{minor}.*" in distribution.requires
+    variant = f"cu{_build.CUDA_VERSION.replace('.', '')}" if _build.CUDA_VERSION else "cpu"
+    assert distribution.version == f"{_version.__version__}+pt{major}{minor}{variant}"
+
+
+@pytest.mark.parametrize(
+    "built, built_cuda, found, found_cuda, fits",
+    [
+        ("2.15.0+cu132", "13.2", "2.15.1+cu130", "13.0", True),  # CUDA's minor-version compatibility
+        ("2.15.0+cpu", None, "2.15.0+cu132", "13.2", True),  # CPU kernels only: any 2.15 serves
+        ("2.15.0+cu132", "13.2", "2.14.1+cu130", "13.0", False),
+        ("2.14.1+cu130", "13.0", "2.15.0+cu132", "13.2", False),
+        ("2.15.0+cu132", "13.2", "2.15.0+cpu", None, False),  # libtorch_cuda is missing there
+        ("2.15.0+cu132", "13.2", "2.15.0+cu129", "12.9", False),  # another CUDA runtime soname
+    ],
+)
+def test_loading_into_another_torch_is_refused_naming_both(built, built_cuda, found, found_cuda, fits):
+    if fits:
+        _library.check_torch(built, built_cuda, found, found_cuda)
+        return
+    with pytest.raises(ImportError) as raised:
+        _library.check_torch(built, built_cuda, found, found_cuda)
+    message = str(raised.value)
+    assert message.startswith(f"torch_uaccel: this build is for torch {built.split('+')[0].rsplit('.', 1)[0]}")
+    assert built in message and found in message
+    assert re.search(r"pip install 'torch==\d+\.\d+\.\*'", message)
+    assert "pip install --no-build-isolation ." in message
+
+
+def test_the_cmake_package_is_inside_the_python_package():
+    prefix = pathlib.Path(torch_uaccel.cmake_prefix_path)
+    config = prefix / "TorchUaccel" / "TorchUaccelConfig.cmake"
+    assert config.is_file()
+    targets = (prefix / "TorchUaccel" / "TorchUaccelTargets-release.cmake").read_text()
+    assert '"${_IMPORT_PREFIX}/./libuaccel.so"' in targets  # the very library Python loads
+    assert (prefix.parent.parent / "include" / "uaccel" / "uaccel.h").is_file()
