@@ -2,14 +2,20 @@
 torch it was built for, the refusal to load into another torch, and the CMake package inside."""
 
 import importlib.metadata
+import json
 import pathlib
 import re
+import subprocess
+import sys
 
 import pytest
 import torch
+from conftest import INSTALLED
 
 import torch_uaccel
 from torch_uaccel import _build, _library, _version
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
 def _minor(version):
@@ -61,3 +67,14 @@ def test_the_cmake_package_is_inside_the_python_package():
     targets = (prefix / "TorchUaccel" / "TorchUaccelTargets-release.cmake").read_text()
     assert '"${_IMPORT_PREFIX}/./libuaccel.so"' in targets  # the very library Python loads
     assert (prefix.parent.parent / "include" / "uaccel" / "uaccel.h").is_file()
+
+
+@pytest.mark.skipif(INSTALLED, reason="needs the source tree and its build tools (not in a wheel's environment)")
+def test_installing_from_source_changes_no_torch(tmp_path):
+    """pip resolves a source install against the torch already here: it would install torch_uaccel
+    and nothing else (no downgrade or upgrade of torch and its CUDA libraries)."""
+    report = tmp_path / "report.json"
+    command = [sys.executable, "-m", "pip", "install", "--dry-run", "--no-build-isolation", "--no-index", "-q"]
+    subprocess.run([*command, "--report", str(report), str(ROOT)], check=True, timeout=300, capture_output=True)
+    installs = json.loads(report.read_text())["install"]
+    assert [item["metadata"]["name"] for item in installs] == ["torch_uaccel"]
