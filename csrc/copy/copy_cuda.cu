@@ -139,6 +139,25 @@ void device_to_device(const at::Tensor& dst, const at::Tensor& src, const c10::c
       dst.data_ptr(), dst.device().index(), src.data_ptr(), src.device().index(), dst.nbytes(), stream));
 }
 
+// Host memory the copy must stage on the host side (pageable, or not dense): the staging runs once,
+// when the copy is issued, so a CUDA graph capturing it would replay stale bytes.
+bool staged_on_host(const at::Tensor& t) {
+  return !t.is_cuda() && (!t.is_pinned() || !t.is_non_overlapping_and_dense());
+}
+
+void refuse_staging_in_capture(const at::Tensor& dst, const at::Tensor& src, cudaStream_t stream) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  C10_CUDA_CHECK(cudaStreamIsCapturing(stream, &status));
+  const at::Tensor& host = staged_on_host(src) ? src : dst;
+  TORCH_CHECK(
+      status == cudaStreamCaptureStatusNone,
+      "uaccel.async_copy_: expected dense pinned host memory (or CUDA memory) "
+      "while the stream is captured into a CUDA graph, because pageable or non-dense host memory is staged on the host "
+      "once and a replay would copy stale bytes; but got ",
+      (host.is_pinned() ? "a non-dense pinned" : "a pageable"), " host tensor as ", (&host == &src ? "src" : "dst"),
+      " (pin it: tensor.pin_memory())");
+}
+
 void async_copy_cuda(const at::Tensor& dst, const at::Tensor& src) {
   check_copy_args(dst, src);
   if (dst.numel() == 0) {
@@ -147,6 +166,9 @@ void async_copy_cuda(const at::Tensor& dst, const at::Tensor& src) {
   const at::Device device = dst.is_cuda() ? dst.device() : src.device();
   const c10::cuda::CUDAGuard device_guard(device);
   const auto stream = c10::cuda::getCurrentCUDAStream(device.index());
+  if (staged_on_host(dst) || staged_on_host(src)) {
+    refuse_staging_in_capture(dst, src, stream);
+  }
   if (dst.is_cuda() && src.is_cuda()) {
     device_to_device(dst, src, stream);
   } else if (dst.is_cuda()) {
