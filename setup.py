@@ -28,7 +28,7 @@ from setuptools.command.build_ext import build_ext
 
 try:
     from setuptools.command.bdist_wheel import bdist_wheel
-except ImportError:  # setuptools < 70.1 (a GPU image's)
+except ImportError:  # setuptools < 70.1 (a GPU image's): wheels need the `wheel` package there
     from wheel.bdist_wheel import bdist_wheel
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
@@ -145,12 +145,11 @@ class CMakeBuild(build_ext):
     def copy_extensions_to_source(self) -> None:
         """An editable install (-e) gets the headers, CMake package and build record too."""
         super().copy_extensions_to_source()
-        build_py = self.get_finalized_command("build_py")
-        for ext in self.extensions:
-            source, built = (os.path.dirname(path) for path in self._get_inplace_equivalent(build_py, ext))
-            for tree in ("include", "share"):
-                _replace_tree(os.path.join(built, tree), os.path.join(source, tree))
-            shutil.copyfile(os.path.join(built, "_build.py"), os.path.join(source, "_build.py"))
+        source = self.get_finalized_command("build_py").get_package_dir("torch_uaccel")
+        built = os.path.join(self.build_lib, "torch_uaccel")
+        for tree in ("include", "share"):
+            _replace_tree(os.path.join(built, tree), os.path.join(source, tree))
+        shutil.copyfile(os.path.join(built, "_build.py"), os.path.join(source, "_build.py"))
 
 
 def _replace_tree(source: str, destination: str) -> None:
