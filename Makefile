@@ -82,7 +82,7 @@ $(VENV)/.built: $(VENV)/.deps $(SOURCES)
 WHEEL_EXCLUDES := --exclude 'libtorch*.so' --exclude 'libc10*.so' --exclude 'libcudart.so.*'
 wheel: $(VENV)/.deps
 	rm -rf build/wheel-raw
-	UACCEL_BUILD_DIR=$(BUILD_DIR) MAX_JOBS=$(MAX_JOBS) $(VENV)/bin/pip wheel -q --no-build-isolation --no-deps -w build/wheel-raw .
+	UACCEL_WHEEL=1 UACCEL_BUILD_DIR=$(BUILD_DIR) MAX_JOBS=$(MAX_JOBS) $(VENV)/bin/pip wheel -q --no-build-isolation --no-deps -w build/wheel-raw .
 	PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/auditwheel repair -w dist $(WHEEL_EXCLUDES) build/wheel-raw/*.whl
 	PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/auditwheel show dist/$$(basename build/wheel-raw/*.whl | sed 's/linux_x86_64/manylinux_*/')
 
@@ -97,7 +97,7 @@ wheel-test: wheel
 	$(PYTHON) -m venv $(WHEEL_VENV)
 	$(WHEEL_VENV)/bin/pip install -q --no-index --find-links $(WHEELHOUSE) "torch==$(TORCH)" -r requirements/test.txt \
 	  dist/$$(basename build/wheel-raw/*.whl | sed 's/linux_x86_64/manylinux_*/')
-	mkdir -p $(WHEEL_PATH) && for tool in sh bash env uname cat; do ln -s "$$(command -v $$tool)" $(WHEEL_PATH)/; done
+	mkdir -p $(WHEEL_PATH) && for tool in sh bash env uname cat readelf; do ln -s "$$(command -v $$tool)" $(WHEEL_PATH)/; done
 	cd $$(mktemp -d) && PATH=$(WHEEL_VENV)/bin:$(WHEEL_PATH) UACCEL_EXPECT_INSTALLED=1 sh -c '\
 	  for tool in cc gcc c++ g++ cmake ninja nvcc; do ! command -v $$tool || exit 1; done; \
 	  python -m torch_uaccel --quick && python -m pytest -q -p no:cacheprovider -m "not slow" -k "not cpp_api" \

@@ -12,6 +12,7 @@ pip records: the version with the torch it was built for as its local label (0.1
   MAX_JOBS                parallel compile jobs (default: all cores)
   UACCEL_SANITIZE=1       AddressSanitizer + UndefinedBehaviorSanitizer build (see `make sanitize`)
   UACCEL_BUILD_TESTS=1    also build the GoogleTest suite and the C++ examples (`make cpp-test`)
+  UACCEL_WHEEL=1          a relocatable library for a wheel (`make wheel`): no absolute RUNPATH
   UACCEL_BUILD_DIR        the CMake build tree (default build/cmake-torch<version>); `make` names one
                           per environment, so ctest runs against the library Python loads
 """
@@ -89,10 +90,15 @@ def cmake_arguments() -> list[str]:
         f"-DUACCEL_BUILD_TESTS={'ON' if _enabled('UACCEL_BUILD_TESTS') else 'OFF'}",
     ]
     arguments.append(f"-DCMAKE_MAKE_PROGRAM={_tool('ninja')}")
-    # The package's layout (libuaccel.so beside the modules, include/, share/cmake/), found from
-    # site-packages: torch's libraries and CUDA's runtime (nvidia/cu13/lib) by relative paths.
-    cuda_runtime = f"$ORIGIN/../nvidia/cu{torch.version.cuda.split('.')[0]}/lib" if torch.version.cuda else ""
-    arguments += ["-DCMAKE_INSTALL_LIBDIR=.", f"-DUACCEL_INSTALL_RPATH=$ORIGIN/../torch/lib;{cuda_runtime}"]
+    # The package's layout (libuaccel.so beside the modules, include/, share/cmake/): torch's libraries
+    # and CUDA's runtime (nvidia/cu13/lib) found relative to it in site-packages, and, unless this is
+    # a wheel, where they are now (an editable install keeps the library in the source tree).
+    site_packages = os.path.dirname(os.path.dirname(torch.__file__))
+    lib_dirs = ["torch/lib"] + ([f"nvidia/cu{torch.version.cuda.split('.')[0]}/lib"] if torch.version.cuda else [])
+    runpath = [f"$ORIGIN/../{d}" for d in lib_dirs]
+    if not _enabled("UACCEL_WHEEL"):
+        runpath += [os.path.join(site_packages, d) for d in lib_dirs]
+    arguments += ["-DCMAKE_INSTALL_LIBDIR=.", f"-DUACCEL_INSTALL_RPATH={';'.join(runpath)}"]
     compiler = _cuda_compiler()
     arguments.append(f"-DUACCEL_CPU_ONLY={'OFF' if with_cuda() else 'ON'}")
     if compiler:  # torch's CMake config looks for the toolkit whenever torch is a CUDA build

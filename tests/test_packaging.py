@@ -78,3 +78,12 @@ def test_installing_from_source_changes_no_torch(tmp_path):
     subprocess.run([*command, "--report", str(report), str(ROOT)], check=True, timeout=300, capture_output=True)
     installs = json.loads(report.read_text())["install"]
     assert [item["metadata"]["name"] for item in installs] == ["torch_uaccel"]
+
+
+def test_the_library_finds_torch_relative_to_site_packages():
+    """RUNPATH starts with torch's lib directory beside the package (where a wheel is installed)."""
+    dynamic = subprocess.run(["readelf", "-d", _library.path], capture_output=True, text=True, check=True).stdout
+    runpath = re.search(r"RUNPATH.*\[(.*)\]", dynamic).group(1).split(":")
+    assert runpath[0] == "$ORIGIN/../torch/lib"
+    if INSTALLED:  # a wheel's library names no directory of the machine that built it
+        assert all(entry.startswith("$ORIGIN/") for entry in runpath), runpath
