@@ -83,6 +83,7 @@ WHEEL_EXCLUDES := --exclude 'libtorch*.so' --exclude 'libc10*.so' --exclude 'lib
 wheel: $(VENV)/.deps
 	rm -rf build/wheel-raw
 	UACCEL_WHEEL=1 UACCEL_BUILD_DIR=$(BUILD_DIR) MAX_JOBS=$(MAX_JOBS) $(VENV)/bin/pip wheel -q --no-build-isolation --no-deps -w build/wheel-raw .
+	rm -rf torch_uaccel.egg-info  # the build's metadata, which would shadow the installed one from here
 	PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/auditwheel repair -w dist $(WHEEL_EXCLUDES) build/wheel-raw/*.whl
 	PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/auditwheel show dist/$$(basename build/wheel-raw/*.whl | sed 's/linux_x86_64/manylinux_*/')
 

@@ -29,7 +29,9 @@ def test_the_build_is_for_this_torch_and_within_the_supported_range():
 
 
 def test_pip_metadata_pins_the_torch_minor_and_names_the_variant():
-    distribution = importlib.metadata.distribution("torch_uaccel")
+    # What pip installed (a dist-info in site-packages), not a build's torch_uaccel.egg-info in the checkout.
+    installed = [entry for entry in sys.path if entry.endswith("site-packages")]
+    (distribution,) = importlib.metadata.distributions(name="torch_uaccel", path=installed)
     major, minor = _minor(_build.TORCH_VERSION)
     assert f"torch=={major}.{minor}.*" in distribution.requires
     variant = f"cu{_build.CUDA_VERSION.replace('.', '')}" if _build.CUDA_VERSION else "cpu"
