@@ -119,9 +119,11 @@ def test_modules_take_alpha_as_nn_elu_takes_it(ours, theirs, candidate):
 
 
 def _without_torchscript_deprecation(call, *args, **kwargs):
-    """TorchScript (script, save, load) is deprecated since torch 2.11 and warns so; models still use it."""
+    """TorchScript (script, save, load) is deprecated since torch 2.11 and warns so (a DeprecationWarning
+    up to 2.13, a FutureWarning from 2.14); models still use it."""
     with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=r"`torch\.jit\.\w+` is deprecated", category=FutureWarning)
+        for category in (DeprecationWarning, FutureWarning):
+            warnings.filterwarnings("ignore", message=r"`torch\.jit\.\w+` is deprecated", category=category)
         return call(*args, **kwargs)
 
 
