@@ -86,7 +86,7 @@ int64_t next_id = 1;
 // host views over the child's copy of the bytes; closing one there releases nothing, so it can
 // never unlock pages the child locked itself.
 void forget_page_locks_in_child() {
-  chunks.clear();
+  fork_safety::abandon_in_child(chunks);
   cuda_used_by_parent.store(cuda_used.load());
 }
 

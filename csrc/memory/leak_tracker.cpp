@@ -34,12 +34,12 @@ Records live;                                     // guarded by mutex
 
 // A forked child starts with no open block: what it allocates is not the parent's leak, and the
 // blocks other threads had open would never close there. A block the parent opened refuses to end
-// in the child (end() names why). The records are abandoned, not destroyed: destroying a traceback
-// takes torch's own lock, which a vanished thread of the parent may have held.
+// in the child (end() names why). The records are abandoned, not destroyed: a child step frees
+// nothing (fork_safety.h), and destroying a traceback takes torch's own lock, which a vanished
+// thread of the parent may have held.
 void forget_blocks_in_child() {
-  new Records(std::move(live));  // deliberately leaked, see above
-  live = Records();
-  open_tokens.clear();
+  fork_safety::abandon_in_child(live);
+  fork_safety::abandon_in_child(open_tokens);
   open_blocks.store(0);
 }
 
