@@ -2,7 +2,7 @@
 carries, read with cuobjdump. For each kernel of one SASS arch (sm_90 by default): registers per
 thread, stack and local memory (a register spill shows as both, and as LDL/STL instructions), and
 the 128-bit global loads/stores (LDG.E.128 / STG.E.128) that the dense ELU kernels must keep
-(csrc/common/cuda_loops.cuh's flat_kernel with 16-byte packs, instantiated by csrc/elu/elu_cuda.cu).
+(csrc/common/cuda_loops.cuh's flat_kernel with 16-byte packs, instantiated by csrc/pointwise/pointwise_cuda.cu).
 tests/test_cuda_sass.py turns this into CI checks.
 
     python tests/cuda_sass.py [LIBRARY] [--arch sm_90]
@@ -27,8 +27,8 @@ import sys
 
 # The dense ELU kernels: flat_kernel<16 / sizeof(scalar_t), scalar_t, inputs, Op<opmath_t>>.
 ELU_DTYPES = {"float": 4, "double": 8, "c10::Half": 2, "c10::BFloat16": 2}  # sizeof(scalar_t)
-ELU_OPS = {"ForwardOp": 1, "BackwardFromInputOp": 2, "BackwardFromResultOp": 2}  # inputs
-FLAT_KERNEL = re.compile(r"flat_kernel<(\d+), ([\w:]+), (\d+), uaccel::elu_ops::(\w+)<\w+>\s*>")
+ELU_OPS = {"elu::Forward": 1, "elu::BackwardFromInput": 2, "elu::BackwardFromResult": 2}  # op::functor: inputs
+FLAT_KERNEL = re.compile(r"flat_kernel<(\d+), ([\w:]+), (\d+), uaccel::ops::(\w+)::(?:CPU_CAPABILITY::)?(\w+)<\w+>\s*>")
 
 
 def _package_binary(distribution: str, name: str) -> pathlib.Path | None:
@@ -114,7 +114,7 @@ class Kernel:
         match = FLAT_KERNEL.search(self.name)
         if not match:
             return None
-        vec, dtype, _, op = int(match[1]), match[2], int(match[3]), match[4]
+        vec, dtype, _, op = int(match[1]), match[2], int(match[3]), f"{match[4]}::{match[5]}"
         if dtype in ELU_DTYPES and vec * ELU_DTYPES[dtype] == 16:
             return dtype, op
         return None

@@ -12,24 +12,17 @@ from ._version import __version__
 
 _library.load()  # registers the torch.ops.uaccel operators (once per process)
 
-from . import _fake, _rules, memory  # noqa: E402,F401  (fake kernels; vmap, DTensor, nested rules)
+from . import _fake, _rules, memory, ops  # noqa: E402,F401  (fake kernels; vmap, DTensor, nested rules)
 from .copy import async_copy  # noqa: E402
 from .host import HostRegistration, register_host  # noqa: E402
-from .ops import CELU, ELU, SELU, ELUFunction, build_info, celu, elu, selu  # noqa: E402
+from .ops import *  # noqa: E402,F403  (the ops' functions and modules: ops.__all__)
 
 __all__ = [
-    "CELU",
-    "ELU",
-    "SELU",
-    "ELUFunction",
+    *ops.__all__,
     "HostRegistration",
     "__version__",
     "async_copy",
-    "build_info",
-    "celu",
     "cmake_prefix_path",
-    "elu",
     "memory",
     "register_host",
-    "selu",
 ]

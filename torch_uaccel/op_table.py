@@ -150,7 +150,7 @@ class OpInfo:
 
     name: str  # test ids: no parentheses, which pytest -k would read as a call
     op: Callable  # ours: op(*inputs)
-    reference: Callable  # ATen's, called alike
+    reference: Callable  # ATen's, called alike: the values to match, and the time to beat
     overload: str | None  # the uaccel op `op` calls with (*inputs, *scalars), for opcheck; None for a Python composite
     scalars: tuple = ()
     # From one base tensor x, the op's inputs by variant name; the first ("") is the plain one, which is timed.
@@ -158,6 +158,9 @@ class OpInfo:
     dtypes: tuple = FLOATING_DTYPES
     tolerances: dict = field(default_factory=TOLERANCES.copy)
     grad_tolerances: dict | None = None  # for the gradients; None: `tolerances`
+    # The gradients to match, where ATen's `reference` has none (its silu_backward is not differentiable): a
+    # differentiable composite of the same function; None: `reference`.
+    grad_reference: Callable | None = None
     # Gradients may be off by grad_slack * |grad_output| * eps more: they come from an output saved in the dtype.
     grad_slack: float = 0.0
     supports_grad: bool = True
@@ -194,12 +197,15 @@ class OpInfo:
                     inputs = tuple(t.detach().requires_grad_(requires_grad) for t in made)
                     yield Sample(f"{base.name} {variant}".strip(), inputs)
 
-    def run(self, *inputs, reference=False):
-        """Ours (or the reference) as a function of its inputs: an in-place row writes into a copy of
-        its first input, so the caller's tensors stay as they were (and autograd never sees a leaf written)."""
+    def run(self, *inputs, reference=False, of_gradient=False):
+        """Ours (or the reference; for gradients, the gradient reference) as a function of its inputs: an
+        in-place row writes into a copy of its first input, so the caller's tensors stay as they were (and
+        autograd never sees a leaf written)."""
         if self.inplace:
             inputs = (inputs[0].clone(), *inputs[1:])
-        return (self.reference if reference else self.op)(*inputs)
+        if not reference:
+            return self.op(*inputs)
+        return (self.grad_reference or self.reference if of_gradient else self.reference)(*inputs)
 
     def assert_matches_reference(self, inputs: tuple, msg: str = "") -> None:
         """Raises AssertionError unless `op(*inputs)` matches the reference evaluated in float64 and
@@ -229,6 +235,8 @@ class OpInfo:
         grad = torch.randn(out.shape, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
         grad = grad.to(out.device, dtype)
         ours = torch.autograd.grad(out, [inputs[i] for i in wrt], grad)
+        if self.grad_reference is not None:
+            expected = self.run(*inputs64, reference=True, of_gradient=True)
         theirs = torch.autograd.grad(expected, [inputs64[i] for i in wrt], grad.double())
         tolerance = (self.grad_tolerances or self.tolerances)[dtype]
         slack = self.grad_slack * torch.finfo(dtype).eps * grad.abs().max().item() if grad.numel() else 0.0
@@ -261,12 +269,12 @@ def _dtype_errors(op: str, arguments=("self",)):
     return cases
 
 
-def _inplace_errors(alpha):
-    """In place, as F.elu(inplace=True) refuses: a leaf that requires grad, elements sharing memory, and
-    (ours) autograd with alpha < 0, whose output does not determine the input."""
+def _inplace_errors(op: str, extra=lambda device: ()):
+    """In place, as ATen's in-place ops refuse: non-floating dtypes, a leaf that requires grad, elements
+    sharing memory; and what else the op refuses (`extra`)."""
 
     def cases(device):
-        yield from _dtype_errors("elu_")(device)
+        yield from _dtype_errors(op)(device)
         yield ErrorCase(
             "leaf",
             (torch.randn(4, device=device, requires_grad=True),),
@@ -280,6 +288,38 @@ def _inplace_errors(alpha):
             "more than one element of the written-to tensor refers to a single memory location",
             fake=False,
         )
+        yield from extra(device)
+
+    return cases
+
+
+def _backward_errors(op: str, saved: str, extra=lambda device: ()):
+    """A backward op's (grad_output, `saved`): non-floating, mismatched, on mixed devices; and `extra`."""
+
+    def cases(device):
+        yield from _dtype_errors(op, ("grad_output", saved))(device)
+        g, x = torch.randn(4, 5, device=device), torch.randn(4, 5, device=device)
+        prefix = rf"uaccel\.{op}: .*"
+        yield ErrorCase("shape", (g, x[:, :4]), RuntimeError, prefix + r"same shape, but got \[4, 5\] and \[4, 4\]")
+        yield ErrorCase(
+            "dtype", (g, x.double()), RuntimeError, prefix + r"same dtype, but got torch.float32 and torch.float64"
+        )
+        if device != "cpu":
+            yield ErrorCase(
+                "devices",
+                (g, x.cpu()),
+                RuntimeError,
+                prefix + r"same device, but got cuda:0 and cpu",
+            )
+        yield from extra(device)
+
+    return cases
+
+
+def _elu_inplace_autograd_errors(alpha):
+    """Ours, as F.elu(inplace=True): autograd with alpha < 0, whose output does not determine the input."""
+
+    def cases(device):
         if alpha < 0:
             pattern = rf"uaccel\.elu_: in place with autograd .* needs alpha >= 0.*got alpha={re.escape(str(alpha))}"
             yield ErrorCase(
@@ -292,30 +332,17 @@ def _inplace_errors(alpha):
     return cases
 
 
-def _backward_errors(alpha, is_result, scale, input_scale):
-    """Mismatched or non-floating grad_output and saved, mixed devices; is_result=True with alpha < 0."""
+def _elu_backward_alpha_errors(is_result, scale, input_scale):
+    """is_result=True with alpha < 0."""
 
     def cases(device):
-        yield from _dtype_errors("elu_backward", ("grad_output", "saved"))(device)
-        g, x = torch.randn(4, 5, device=device), torch.randn(4, 5, device=device)
-        prefix = r"uaccel\.elu_backward: .*"
-        yield ErrorCase("shape", (g, x[:, :4]), RuntimeError, prefix + r"same shape, but got \[4, 5\] and \[4, 4\]")
-        yield ErrorCase(
-            "dtype", (g, x.double()), RuntimeError, prefix + r"same dtype, but got torch.float32 and torch.float64"
-        )
-        if device != "cpu":
-            yield ErrorCase(
-                "devices",
-                (g, x.cpu()),
-                RuntimeError,
-                prefix + r"same device, but got cuda:0 and cpu",
-            )
         if is_result:
+            g, x = torch.randn(4, 5, device=device), torch.randn(4, 5, device=device)
             yield ErrorCase(
                 "alpha",
                 (g, x),
                 RuntimeError,
-                prefix + r"is_result=True .*needs alpha >= 0.*got alpha=-0\.5",
+                r"uaccel\.elu_backward: is_result=True .*needs alpha >= 0.*got alpha=-0\.5",
                 call=lambda g, s: torch.ops.uaccel.elu_backward(g, s, -0.5, True, scale, input_scale),
             )
 
@@ -336,7 +363,7 @@ def _family_rows(name, op, reference, alpha, scale=1.0, input_scale=1.0, opcheck
         inplace=True,
         supports_grad=alpha >= 0,
         supports_gradgrad=alpha >= 0,
-        error_cases=_inplace_errors(alpha),
+        error_cases=_inplace_errors("elu_", _elu_inplace_autograd_errors(alpha)),
         roof=torch.relu_,
         opcheck=opcheck[1],
     )
@@ -407,19 +434,26 @@ def _python_rows():
     return function + module
 
 
+def _backward_inputs(saved: torch.Tensor) -> dict:
+    """A backward op's (grad_output, saved) variants: the grad dense in saved's layout, or one value
+    expanded over its shape (stride 0)."""
+    gen = torch.Generator(saved.device).manual_seed(saved.numel())
+    random = torch.randn(saved.shape, generator=gen, device=saved.device, dtype=saved.dtype)
+    dense = torch.empty_like(saved).copy_(random)
+    expanded = torch.randn((), generator=gen, device=saved.device, dtype=saved.dtype).expand(saved.shape)
+    return {"": (dense, saved), "expanded-grad": (expanded, saved)}
+
+
 def _backward_row(label, alpha, is_result, scale=1.0, input_scale=1.0):
     """uaccel.elu_backward: saved is the forward output (is_result, only for alpha >= 0) or its input.
     With alpha = 0 the output is 0 wherever x <= 0: saved sits on the kink, where no gradient exists."""
 
     def inputs_from(x):
-        """(grad_output, saved) from x: saved is the reference's output rounded once, or x; the grad
-        dense in saved's layout, or one value expanded over its shape (stride 0)."""
+        """saved is the reference's output rounded once, or x."""
         x = x.detach()
-        saved = torch.ops.aten.elu(x.double(), alpha, scale, input_scale).to(x.dtype) if is_result else x
-        gen = torch.Generator(x.device).manual_seed(x.numel())
-        dense = torch.empty_like(saved).copy_(torch.randn(saved.shape, generator=gen, device=x.device, dtype=x.dtype))
-        expanded = torch.randn((), generator=gen, device=x.device, dtype=x.dtype).expand(saved.shape)
-        return {"": (dense, saved), "expanded-grad": (expanded, saved)}
+        return _backward_inputs(
+            torch.ops.aten.elu(x.double(), alpha, scale, input_scale).to(x.dtype) if is_result else x
+        )
 
     return OpInfo(
         f"elu_backward:{label}:{'result' if is_result else 'input'}",
@@ -428,7 +462,9 @@ def _backward_row(label, alpha, is_result, scale=1.0, input_scale=1.0):
         "elu_backward",
         (alpha, is_result, scale, input_scale),
         inputs_from=inputs_from,
-        error_cases=_backward_errors(alpha, is_result, scale, input_scale),
+        error_cases=_backward_errors(
+            "elu_backward", "saved", _elu_backward_alpha_errors(is_result, scale, input_scale)
+        ),
         roof=torch.mul,
         traffic=3,
         supports_grad=not (is_result and alpha == 0),

@@ -9,6 +9,8 @@ import numbers
 import torch
 from torch import nn
 
+__all__ = ["CELU", "ELU", "SELU", "ELUFunction", "build_info", "celu", "elu", "selu"]  # torch_uaccel's too
+
 
 def _selu_constants() -> tuple[float, float]:
     """ATen's SELU alpha and scale (aten/src/ATen/native/Activation.cpp); a function, because

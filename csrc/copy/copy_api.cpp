@@ -1,13 +1,10 @@
-#include <ATen/core/dispatch/Dispatcher.h>
-
 #include <uaccel/copy.h>
+#include <uaccel/dispatch.h>
 
 namespace uaccel {
 
 void async_copy_(const at::Tensor& dst, const at::Tensor& src) {
-  static const auto op = c10::Dispatcher::singleton()
-                             .findSchemaOrThrow("uaccel::async_copy_", "")
-                             .typed<void(const at::Tensor&, const at::Tensor&)>();
+  static const auto op = detail::op<void(const at::Tensor&, const at::Tensor&)>("async_copy_");
   op.call(dst, src);
 }
 

@@ -1,0 +1,161 @@
+#pragma once
+// The ELU family on the pointwise framework (csrc/pointwise/pointwise.h), with ATen's
+// parametrisation, so ELU, SELU and CELU are one op:
+//   y = x > 0 ? scale * x : alpha * scale * expm1(input_scale * x)
+// ELU = (alpha, 1, 1), SELU = (1.6732632423543772, 1.0507009873554805, 1), CELU = (alpha, 1, 1/alpha).
+//
+// Branch conditions follow ATen's results: the forward passes zeros of either sign through as
+// scale * x (so elu(0, alpha=inf) is 0, not inf * 0 = NaN) and NaN stays NaN; the backward treats
+// NaN `saved` as positive and passes the grad through.
+#include <ATen/core/Formatting.h>  // prints the Scalar in the alpha checks
+
+#include <uaccel/ops.h>
+
+#include "pointwise/pointwise.h"
+
+namespace uaccel::ops::elu {
+inline namespace CPU_CAPABILITY {
+
+// The three coefficients in the math type, named as ATen names them.
+template <typename T>
+struct Coefficients {
+  T negcoef;     // alpha * scale
+  T poscoef;     // scale
+  T negiptcoef;  // input_scale
+};
+
+// Converting a Scalar that does not fit T (alpha=1e308 for a float tensor) raises, as ATen does.
+template <typename T>
+Coefficients<T> coefficients(const at::Scalar& alpha, const at::Scalar& scale, const at::Scalar& input_scale) {
+  return {alpha.to<T>() * scale.to<T>(), scale.to<T>(), input_scale.to<T>()};
+}
+
+// expm1, not exp(x) - 1: the latter loses every significant digit for |x| near 0. The vector form
+// skips the exponential when no lane is on the negative side, which is most vectors of a typical
+// activation tensor.
+template <typename T>
+struct Forward {
+  Coefficients<T> c;
+  C10_HOST_DEVICE T operator()(T x) const {
+    return x < T(0) ? c.negcoef * math::expm1(x * c.negiptcoef) : x * c.poscoef;
+  }
+#ifdef CPU_CAPABILITY
+  Vec<T> vec(Vec<T> x) const {
+    const auto nonnegative = x >= Vec<T>(T(0));  // NaN lanes take the negative side: NaN
+    const Vec<T> poscoef(c.poscoef);
+    if (nonnegative.zero_mask() == 0) {
+      return x * poscoef;
+    }
+    const auto scaled = x * Vec<T>(c.negiptcoef);
+    // A negative input_scale makes the exponent positive: then Sleef's expm1, for every x.
+    const auto expm1 = c.negiptcoef >= T(0) ? cpu::expm1_nonpositive(scaled) : scaled.expm1();
+    return Vec<T>::blendv(Vec<T>(c.negcoef) * expm1, x * poscoef, nonnegative);
+  }
+#endif
+};
+
+// saved = x:  dx = g * scale where x > 0, else g * input_scale * alpha * scale * exp(input_scale * x).
+template <typename T>
+struct BackwardFromInput {
+  Coefficients<T> c;
+  C10_HOST_DEVICE T operator()(T g, T x) const {
+    return x <= T(0) ? g * c.negiptcoef * c.negcoef * math::exp(x * c.negiptcoef) : g * c.poscoef;
+  }
+#ifdef CPU_CAPABILITY
+  Vec<T> vec(Vec<T> g, Vec<T> x) const {
+    const auto negative = x <= Vec<T>(T(0));
+    const auto positive_side = g * Vec<T>(c.poscoef);
+    if (negative.zero_mask() == (1 << Vec<T>::size()) - 1) {
+      return positive_side;
+    }
+    const auto scaled = x * Vec<T>(c.negiptcoef);
+    const auto exp = c.negiptcoef >= T(0) ? cpu::exp_nonpositive(scaled) : scaled.exp();
+    return Vec<T>::blendv(positive_side, g * Vec<T>(c.negiptcoef * c.negcoef) * exp, negative);
+  }
+#endif
+};
+
+// saved = y (alpha >= 0): alpha * scale * exp(input_scale * x) == y + alpha * scale on the negative
+// side, so no exp is needed.
+template <typename T>
+struct BackwardFromResult {
+  Coefficients<T> c;
+  C10_HOST_DEVICE T operator()(T g, T y) const {
+    return y <= T(0) ? g * c.negiptcoef * (y + c.negcoef) : g * c.poscoef;
+  }
+#ifdef CPU_CAPABILITY
+  Vec<T> vec(Vec<T> g, Vec<T> y) const {
+    const auto negative_side = g * Vec<T>(c.negiptcoef) * (y + Vec<T>(c.negcoef));
+    return Vec<T>::blendv(g * Vec<T>(c.poscoef), negative_side, y <= Vec<T>(T(0)));
+  }
+#endif
+};
+
+} // namespace CPU_CAPABILITY
+
+struct Op {
+  static constexpr const char* kName = "elu";
+  using Scalars = std::tuple<at::Scalar, at::Scalar, at::Scalar>;  // alpha, scale, input_scale
+  using BackwardScalars = std::tuple<at::Scalar, bool, at::Scalar, at::Scalar>;  // alpha, is_result, ...
+
+  template <typename T, typename Run>
+  static void forward(const Run& run, const at::Scalar& alpha, const at::Scalar& scale, const at::Scalar& input_scale) {
+    run(Forward<T>{coefficients<T>(alpha, scale, input_scale)});
+  }
+  template <typename T, typename Run>
+  static void backward(
+      const Run& run, const at::Scalar& alpha, bool is_result, const at::Scalar& scale, const at::Scalar& input_scale) {
+    const auto c = coefficients<T>(alpha, scale, input_scale);
+    if (is_result) {
+      run(BackwardFromResult<T>{c});
+    } else {
+      run(BackwardFromInput<T>{c});
+    }
+  }
+
+  // The output determines the gradient (so the backward saves y, needs no exp, and the input can be
+  // freed) when y <= 0 exactly where x <= 0 and y + alpha * scale is recoverable: alpha >= 0,
+  // scale > 0, input_scale >= 0. True for ELU with alpha >= 0, SELU, and CELU.
+  static bool saves_result(const at::Scalar& alpha, const at::Scalar& scale, const at::Scalar& input_scale) {
+    return alpha.to<double>() >= 0 && scale.to<double>() > 0 && input_scale.to<double>() >= 0;
+  }
+  static BackwardScalars backward_scalars(
+      bool from_result, const at::Scalar& alpha, const at::Scalar& scale, const at::Scalar& input_scale) {
+    return {alpha, from_result, scale, input_scale};
+  }
+
+  static void check_backward(
+      const char* op, const at::Scalar& alpha, bool is_result, const at::Scalar&, const at::Scalar&) {
+    TORCH_CHECK(
+        !is_result || alpha.to<double>() >= 0, op,
+        ": is_result=True (saved is the forward output) needs alpha >= 0, because the output does not "
+        "determine the input when alpha < 0; got alpha=",
+        alpha);
+  }
+  // As ATen's elu_, which refuses it too.
+  static void check_inplace_autograd(const at::Scalar& alpha, const at::Scalar& scale, const at::Scalar& input_scale) {
+    TORCH_CHECK(
+        saves_result(alpha, scale, input_scale),
+        "uaccel.elu_: in place with autograd the gradient comes from the output, which needs alpha >= 0, scale > 0 "
+        "and input_scale >= 0; got alpha=",
+        alpha, ", scale=", scale, ", input_scale=", input_scale, ". Use the out-of-place elu instead");
+  }
+
+  // From the input x: on the negative side the derivative is g * input_scale^2 * alpha * scale *
+  // exp(input_scale * x) = input_scale * elu_backward(g, x); from the output y: g * input_scale. The
+  // positive side is g * scale, a constant: zero derivative. At saved == 0 exactly, the positive side,
+  // as ATen's elu_double_backward takes it (so hessian(elu)(0) is 0, as with F.elu).
+  static at::Tensor backward_wrt_saved(
+      const at::Tensor& h,
+      const at::Tensor& saved,
+      const at::Scalar& alpha,
+      bool is_result,
+      const at::Scalar& scale,
+      const at::Scalar& input_scale) {
+    const auto negative_side =
+        is_result ? h * input_scale : uaccel::elu_backward(h, saved, alpha, false, scale, input_scale) * input_scale;
+    return at::where(saved < 0, negative_side, at::zeros_like(negative_side));
+  }
+};
+
+} // namespace uaccel::ops::elu

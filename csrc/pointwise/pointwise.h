@@ -1,0 +1,207 @@
+#pragma once
+// The pointwise-op framework. A pointwise op is its schemas (csrc/uaccel.cpp, tagged pointwise)
+//   <op>(Tensor self, <scalars>) -> Tensor
+//   <op>_(Tensor(a!) self, <scalars>) -> ()
+//   <op>_backward(Tensor grad_output, Tensor <saved>, <backward scalars>) -> Tensor
+// and one header, csrc/ops/<op>.h, with its math and its derivative formulas. CMake lists those
+// headers (the generated pointwise_ops.h), and the framework makes every op's CPU kernels (once per
+// instruction set, pointwise_cpu_isa.cpp), its CPU and CUDA implementations (pointwise.cpp,
+// pointwise_cuda.cu) and its autograd (autograd.h: reverse mode to any order, forward mode, in
+// place, compiled autograd).
+//
+// The header defines, in namespace uaccel::ops::<op>, a struct Op:
+//   static constexpr const char* kName = "<op>";
+//   using Scalars = std::tuple<at::Scalar, ...>;          the forward's arguments after self
+//   using BackwardScalars = std::tuple<at::Scalar, bool, ...>;  the backward's after the two tensors
+//   template <typename T, typename Run> static void forward(const Run& run, <scalars>...);
+//   template <typename T, typename Run> static void backward(const Run& run, <backward scalars>...);
+//       each calls run(functor) with its functor in the math type T (float for half types)
+//   static at::Tensor backward_wrt_saved(h, saved, <backward scalars>...);
+//       d/d(saved) of backward(g, saved), times h = g * (saved's gradient or tangent), in
+//       differentiable tensor ops (double backward, forward over reverse); computed in float for
+//       half types
+// and where it needs them (SiLU needs none):
+//   Scalars and BackwardScalars (default: none);
+//   static BackwardScalars backward_scalars(bool from_result, <scalars>...);  (when either has any)
+//   static bool saves_result(<scalars>...);  the output determines the gradient, so the backward
+//       reads it instead of the input (default: never)
+//   static void check_backward(const char* op, <backward scalars>...);  the backward's own checks
+//   static void check_inplace_autograd(<scalars>...);  refuses in-place autograd (otherwise, in place
+//       with a gradient that needs the input saves a copy of the input first, as ATen's ops do)
+//
+// A functor has `C10_HOST_DEVICE T operator()(T...) const` (CUDA and the CPU's strided loops) and,
+// under `#ifdef CPU_CAPABILITY`, `Vec<T> vec(Vec<T>...) const` (the CPU's vector loops). Functors
+// live in `inline namespace CPU_CAPABILITY`, as ATen's kernels do, so the per-ISA copies stay apart.
+#include <ATen/ATen.h>
+#include <ATen/Dispatch.h>
+#include <ATen/OpMathType.h>
+#include <ATen/TensorIterator.h>
+#include <c10/macros/Macros.h>
+#include <torch/library.h>
+
+#include <string>
+#include <tuple>
+#include <type_traits>
+
+#include <uaccel/dispatch.h>
+
+#include "common/cpu_dispatch.h"
+#include "common/elementwise.h"
+#include "common/scalar_math.h"
+
+#ifdef CPU_CAPABILITY
+#include "common/vec_math.h"
+
+namespace uaccel::ops {
+template <typename T>
+using Vec = at::vec::Vectorized<T>;
+} // namespace uaccel::ops
+#endif
+
+namespace uaccel::pointwise {
+
+template <typename Op>
+struct ScalarsOf {
+  using type = std::tuple<>;
+};
+template <typename Op>
+  requires requires { typename Op::Scalars; }
+struct ScalarsOf<Op> {
+  using type = typename Op::Scalars;
+};
+template <typename Op>
+struct BackwardScalarsOf {
+  using type = std::tuple<>;
+};
+template <typename Op>
+  requires requires { typename Op::BackwardScalars; }
+struct BackwardScalarsOf<Op> {
+  using type = typename Op::BackwardScalars;
+};
+template <typename Op>
+using Scalars = typename ScalarsOf<Op>::type;
+template <typename Op>
+using BackwardScalars = typename BackwardScalarsOf<Op>::type;
+
+// A non-tensor argument as kernels and the dispatcher's typed signatures take it.
+template <typename A>
+using Arg = std::conditional_t<std::is_arithmetic_v<A>, A, const A&>;
+
+// The op's names: its ops, and the labels its messages start with.
+struct Names {
+  std::string forward, inplace, backward;  // "silu", "silu_", "silu_backward"
+  std::string forward_label, inplace_label, backward_label;  // "uaccel.silu", ...
+  std::string node;  // "UaccelSilu": its autograd nodes are <node>Backward, <node>BackwardBackward
+};
+
+Names make_names(const char* op);
+
+template <typename Op>
+const Names& names() {
+  static const Names names = make_names(Op::kName);
+  return names;
+}
+
+// The typed dispatcher handles of the op's three schemas, and its kernels' types.
+template <typename Op, typename S = Scalars<Op>, typename B = BackwardScalars<Op>>
+struct Schema;
+template <typename Op, typename... S, typename... B>
+struct Schema<Op, std::tuple<S...>, std::tuple<B...>> {
+  using Forward = at::Tensor(const at::Tensor&, Arg<S>...);
+  using Inplace = void(const at::Tensor&, Arg<S>...);
+  using Backward = at::Tensor(const at::Tensor&, const at::Tensor&, Arg<B>...);
+  using ForwardKernel = void (*)(at::TensorIteratorBase&, Arg<S>...);
+  using BackwardKernel = void (*)(at::TensorIteratorBase&, Arg<B>...);
+
+  static const c10::TypedOperatorHandle<Forward>& forward() {
+    static const auto op = detail::op<Forward>(names<Op>().forward);
+    return op;
+  }
+  static const c10::TypedOperatorHandle<Inplace>& inplace() {
+    static const auto op = detail::op<Inplace>(names<Op>().inplace);
+    return op;
+  }
+  static const c10::TypedOperatorHandle<Backward>& backward() {
+    static const auto op = detail::op<Backward>(names<Op>().backward);
+    return op;
+  }
+  // The backward's second argument as its schema names it ("saved", "self"), for its messages.
+  static const std::string& saved_name() {
+    static const std::string name = backward().schema().arguments().at(1).name();
+    return name;
+  }
+};
+
+// The CPU kernels' dispatch points, one pair per op, filled per instruction set (pointwise_cpu_isa.cpp).
+template <typename Op>
+inline cpu::CpuDispatch<typename Schema<Op>::ForwardKernel> forward_stub;
+template <typename Op>
+inline cpu::CpuDispatch<typename Schema<Op>::BackwardKernel> backward_stub;
+
+// fn(scalar_t{}) for the floating dtypes the ops take (checked before: ATen's message never shows).
+template <typename Fn>
+void for_floating_dtype(at::ScalarType dtype, const Fn& fn) {
+  AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, dtype, "uaccel", [&] { fn(scalar_t{}); });
+}
+
+// The op's forward and backward over an iterator, for every dtype, in `Loop` (cpu:: or
+// cuda::elementwise, wrapped as Loop::run<scalar_t, inputs>(iter, functor)).
+template <typename Op, typename Loop, typename S = Scalars<Op>, typename B = BackwardScalars<Op>>
+struct Kernels;
+template <typename Op, typename Loop, typename... S, typename... B>
+struct Kernels<Op, Loop, std::tuple<S...>, std::tuple<B...>> {
+  static void forward(at::TensorIteratorBase& iter, Arg<S>... scalars) {
+    for_floating_dtype(iter.dtype(), [&](auto tag) {
+      using scalar_t = decltype(tag);
+      Op::template forward<at::opmath_type<scalar_t>>(
+          [&](const auto& functor) { Loop::template run<scalar_t, 1>(iter, functor); }, scalars...);
+    });
+  }
+  static void backward(at::TensorIteratorBase& iter, Arg<B>... scalars) {
+    for_floating_dtype(iter.dtype(), [&](auto tag) {
+      using scalar_t = decltype(tag);
+      Op::template backward<at::opmath_type<scalar_t>>(
+          [&](const auto& functor) { Loop::template run<scalar_t, 2>(iter, functor); }, scalars...);
+    });
+  }
+};
+
+struct NoDeviceGuard {
+  explicit NoDeviceGuard(c10::Device) {}
+};
+
+// The op's implementations on one device: the shared checks and the iterator, then `Run::forward`
+// or `Run::backward` (the CPU's dispatch points, or the CUDA kernels) under `Guard` (the device's).
+template <typename Op, typename Run, typename Guard, typename S = Scalars<Op>, typename B = BackwardScalars<Op>>
+struct Implementations;
+template <typename Op, typename Run, typename Guard, typename... S, typename... B>
+struct Implementations<Op, Run, Guard, std::tuple<S...>, std::tuple<B...>> {
+  static at::Tensor forward(const at::Tensor& self, Arg<S>... scalars) {
+    const Guard guard(self.device());
+    auto iter = elementwise::unary(names<Op>().forward_label.c_str(), self);
+    Run::forward(iter, scalars...);
+    return iter.output();
+  }
+  static void inplace(const at::Tensor& self, Arg<S>... scalars) {
+    const Guard guard(self.device());
+    auto iter = elementwise::unary_inplace(names<Op>().inplace_label.c_str(), self);
+    Run::forward(iter, scalars...);
+  }
+  static at::Tensor backward(const at::Tensor& grad_output, const at::Tensor& saved, Arg<B>... scalars) {
+    const Guard guard(saved.device());
+    const char* op = names<Op>().backward_label.c_str();
+    auto iter = elementwise::binary(op, "grad_output", grad_output, Schema<Op>::saved_name().c_str(), saved);
+    if constexpr (requires { Op::check_backward(op, scalars...); }) {
+      Op::check_backward(op, scalars...);
+    }
+    Run::backward(iter, scalars...);
+    return iter.output();
+  }
+  static void register_in(torch::Library& m) {
+    m.impl(names<Op>().forward.c_str(), &forward);
+    m.impl(names<Op>().inplace.c_str(), &inplace);
+    m.impl(names<Op>().backward.c_str(), &backward);
+  }
+};
+
+} // namespace uaccel::pointwise
