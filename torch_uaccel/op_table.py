@@ -349,38 +349,58 @@ def _elu_backward_alpha_errors(is_result, scale, input_scale):
     return cases
 
 
-def _family_rows(name, op, reference, alpha, scale=1.0, input_scale=1.0, opcheck=(True, True)):
-    """An ELU-family function (ours and F's take (x, inplace=False)) and its in-place variant; `opcheck`
-    for each."""
-    scalars, slack = (alpha, scale, input_scale), abs(alpha * scale * input_scale)
+def _pointwise_rows(
+    name, op, reference, overload, scalars=(), *, inplace_grad=True, inplace_errors=lambda device: (), **common
+):
+    """A pointwise function (ours and the reference take (x, inplace=False)) and its in-place variant
+    (`inplace_grad`: whether it supports autograd; `inplace_errors`: what else it refuses). `common` goes
+    to both rows, but `opcheck`, a pair (function's, in-place's), and `benchmark`, the function's only."""
+    opcheck = common.pop("opcheck", (True, True))
+    benchmark = common.pop("benchmark", False)
     inplace = OpInfo(
         re.sub(r"^(\w+)", r"\1_", name),
         functools.partial(op, inplace=True),
         functools.partial(reference, inplace=True),
-        "elu_",
+        f"{overload}_",
         scalars,
-        grad_slack=slack,
         inplace=True,
-        supports_grad=alpha >= 0,
-        supports_gradgrad=alpha >= 0,
-        error_cases=_inplace_errors("elu_", _elu_inplace_autograd_errors(alpha)),
+        supports_grad=inplace_grad,
+        supports_gradgrad=inplace_grad,
+        error_cases=_inplace_errors(f"{overload}_", inplace_errors),
         roof=torch.relu_,
         opcheck=opcheck[1],
+        **common,
     )
     row = OpInfo(
         name,
         op,
         reference,
-        "elu",
+        overload,
         scalars,
-        grad_slack=slack,
         inplace_variant=inplace,
-        error_cases=_dtype_errors("elu"),
+        error_cases=_dtype_errors(overload),
         roof=torch.relu,
         opcheck=opcheck[0],
-        benchmark=name == "elu:1.0",
+        benchmark=benchmark,
+        **common,
     )
     return [row, inplace]
+
+
+def _family_rows(name, op, reference, alpha, scale=1.0, input_scale=1.0, opcheck=(True, True)):
+    """An ELU-family function and its in-place variant; `opcheck` for each."""
+    return _pointwise_rows(
+        name,
+        op,
+        reference,
+        "elu",
+        (alpha, scale, input_scale),
+        inplace_grad=alpha >= 0,
+        inplace_errors=_elu_inplace_autograd_errors(alpha),
+        grad_slack=abs(alpha * scale * input_scale),
+        opcheck=opcheck,
+        benchmark=name == "elu:1.0",
+    )
 
 
 def _elu_rows(alpha):
@@ -444,6 +464,20 @@ def _backward_inputs(saved: torch.Tensor) -> dict:
     return {"": (dense, saved), "expanded-grad": (expanded, saved)}
 
 
+def _backward_op_row(name, op, reference, overload, scalars=(), **fields):
+    """A backward op, (grad_output, saved) -> grad_input: its inputs from `_backward_inputs` unless
+    `inputs_from` says otherwise, timed against torch.mul (three tensors moved). Its gradient (the
+    forward's second order) is a few ops in the dtype: two roundings, not one."""
+    fields = {
+        "inputs_from": lambda x: _backward_inputs(x.detach()),
+        "roof": torch.mul,
+        "traffic": 3,
+        "grad_tolerances": {dtype: dict(t, rtol=2 * t["rtol"]) for dtype, t in TOLERANCES.items()},
+        **fields,
+    }
+    return OpInfo(name, op, reference, overload, scalars, **fields)
+
+
 def _backward_row(label, alpha, is_result, scale=1.0, input_scale=1.0):
     """uaccel.elu_backward: saved is the forward output (is_result, only for alpha >= 0) or its input.
     With alpha = 0 the output is 0 wherever x <= 0: saved sits on the kink, where no gradient exists."""
@@ -455,7 +489,7 @@ def _backward_row(label, alpha, is_result, scale=1.0, input_scale=1.0):
             torch.ops.aten.elu(x.double(), alpha, scale, input_scale).to(x.dtype) if is_result else x
         )
 
-    return OpInfo(
+    return _backward_op_row(
         f"elu_backward:{label}:{'result' if is_result else 'input'}",
         lambda g, s: torch.ops.uaccel.elu_backward(g, s, alpha, is_result, scale, input_scale),
         lambda g, s: torch.ops.aten.elu_backward(g, alpha, scale, input_scale, is_result, s),
@@ -465,13 +499,9 @@ def _backward_row(label, alpha, is_result, scale=1.0, input_scale=1.0):
         error_cases=_backward_errors(
             "elu_backward", "saved", _elu_backward_alpha_errors(is_result, scale, input_scale)
         ),
-        roof=torch.mul,
-        traffic=3,
         supports_grad=not (is_result and alpha == 0),
         opcheck=label == "1.0",
         benchmark=label == "1.0",
-        # Its gradient (ELU's second order) is a few ops in the dtype: two roundings, not one.
-        grad_tolerances={dtype: dict(t, rtol=2 * t["rtol"]) for dtype, t in TOLERANCES.items()},
     )
 
 

@@ -9,7 +9,16 @@ import numbers
 import torch
 from torch import nn
 
-__all__ = ["CELU", "ELU", "SELU", "ELUFunction", "build_info", "celu", "elu", "selu"]  # torch_uaccel's too
+__all__ = [  # torch_uaccel's too
+    "CELU",
+    "ELU",
+    "SELU",
+    "ELUFunction",
+    "build_info",
+    "celu",
+    "elu",
+    "selu",
+]
 
 
 def _selu_constants() -> tuple[float, float]:

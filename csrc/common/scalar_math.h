@@ -19,5 +19,11 @@ C10_HOST_DEVICE inline float expm1(float x) {
 C10_HOST_DEVICE inline double expm1(double x) {
   return ::expm1(x);
 }
+C10_HOST_DEVICE inline float fma(float a, float b, float c) {
+  return ::fmaf(a, b, c);
+}
+C10_HOST_DEVICE inline double fma(double a, double b, double c) {
+  return ::fma(a, b, c);
+}
 
 } // namespace uaccel::math
