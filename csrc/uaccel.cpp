@@ -51,6 +51,10 @@ TORCH_LIBRARY(uaccel, m) {
       "elu_backward(Tensor grad_output, Tensor saved, Scalar alpha, bool is_result, Scalar scale=1, "
       "Scalar input_scale=1) -> Tensor",
       {at::Tag::pointwise});
+  // SiLU (csrc/ops/silu.h), as ATen's: y = x * sigmoid(x).
+  m.def("silu(Tensor self) -> Tensor", {at::Tag::pointwise});
+  m.def("silu_(Tensor(a!) self) -> ()", {at::Tag::pointwise});
+  m.def("silu_backward(Tensor grad_output, Tensor self) -> Tensor", {at::Tag::pointwise});
   m.def("build_info() -> str", &build_info);
   // Check wording and facts (dtypes, alignment bound, stats fields) for the Python fakes, which
   // must say what the C++ checks say (torch_uaccel/_checks.py).

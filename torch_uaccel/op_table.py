@@ -520,12 +520,35 @@ def _backward_rows():
     return rows
 
 
+def _silu_second_order(g, x):
+    """silu_backward as differentiable ops (ATen's silu_backward has no derivative of its own)."""
+    s = torch.sigmoid(x)
+    return g * s * (1 + x * (1 - s))
+
+
+def _silu_rows():
+    return [
+        *_pointwise_rows("silu", ops.silu, F.silu, "silu", benchmark=True),
+        OpInfo("SiLU", ops.SiLU(), torch.nn.SiLU(), None, error_cases=_dtype_errors("silu"), roof=torch.relu),
+        _backward_op_row(
+            "silu_backward",
+            torch.ops.uaccel.silu_backward,
+            torch.ops.aten.silu_backward,
+            "silu_backward",
+            grad_reference=_silu_second_order,
+            error_cases=_backward_errors("silu_backward", "self"),
+            benchmark=True,
+        ),
+    ]
+
+
 OPS = (
     [row for alpha in ALPHAS for row in _elu_rows(alpha)]
     + _family_rows("selu", ops.selu, F.selu, ops.SELU_ALPHA, ops.SELU_SCALE, opcheck=(True, False))
     + [row for alpha in (0.7, 2.0) for row in _celu_rows(alpha)]
     + _python_rows()
     + _backward_rows()
+    + _silu_rows()
 )
 
 # The ELU family's functions with in-place variants, for tests that call them as fn(x, inplace=False).

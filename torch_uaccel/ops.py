@@ -14,10 +14,12 @@ __all__ = [  # torch_uaccel's too
     "ELU",
     "SELU",
     "ELUFunction",
+    "SiLU",
     "build_info",
     "celu",
     "elu",
     "selu",
+    "silu",
 ]
 
 
@@ -194,6 +196,34 @@ class CELU(nn.CELU):
         if torch.jit.is_scripting():  # as ELU.forward
             return celu(x, float(self.alpha), self.inplace)
         return celu(x, self.alpha, self.inplace)
+
+
+_SILU, _SILU_INPLACE = torch.ops.uaccel.silu.default, torch.ops.uaccel.silu_.default
+
+
+def silu(x: torch.Tensor, inplace: bool = False) -> torch.Tensor:
+    """SiLU (swish): ``x * sigmoid(x)``, as ``F.silu(x, inplace)``; the same reach as :func:`elu`. In place
+    with autograd it keeps a copy of the input for the gradient, as ``F.silu`` does.
+
+    >>> torch_uaccel.silu(torch.tensor([-1.0, 0.0, 2.0]))
+    tensor([-0.2689,  0.0000,  1.7616])
+    """
+    if torch.jit.is_scripting():  # as _elu
+        if inplace:
+            torch.ops.uaccel.silu_(x)
+            return x
+        return torch.ops.uaccel.silu(x)
+    if inplace:
+        _SILU_INPLACE(x)
+        return x
+    return _SILU(x)
+
+
+class SiLU(nn.SiLU):
+    """Drop-in for ``nn.SiLU`` backed by ``uaccel.silu`` (a subclass of it, as :class:`ELU`)."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return silu(x, self.inplace)
 
 
 def build_info() -> dict:

@@ -44,4 +44,23 @@ inline at::Tensor elu_backward(
   return op.call(grad_output, saved, alpha, is_result, scale, input_scale);
 }
 
+// SiLU: y = x * sigmoid(x), as at::silu. Differentiable to any order, in reverse and forward mode.
+inline at::Tensor silu(const at::Tensor& self) {
+  static const auto op = detail::op<at::Tensor(const at::Tensor&)>("silu");
+  return op.call(self);
+}
+
+// The same in place; returns `self` (with autograd it keeps a copy of the input, as at::silu_).
+inline at::Tensor& silu_(at::Tensor& self) {
+  static const auto op = detail::op<void(const at::Tensor&)>("silu_");
+  op.call(self);
+  return self;
+}
+
+// dL/dx of silu from dL/dy and the input.
+inline at::Tensor silu_backward(const at::Tensor& grad_output, const at::Tensor& self) {
+  static const auto op = detail::op<at::Tensor(const at::Tensor&, const at::Tensor&)>("silu_backward");
+  return op.call(grad_output, self);
+}
+
 } // namespace uaccel
