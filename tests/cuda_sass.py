@@ -26,8 +26,14 @@ import subprocess
 import sys
 
 # The dense ELU kernels: flat_kernel<16 / sizeof(scalar_t), scalar_t, inputs, Op<opmath_t>>.
-ELU_DTYPES = {"float": 4, "double": 8, "c10::Half": 2, "c10::BFloat16": 2}  # sizeof(scalar_t)
-ELU_OPS = {"elu::Forward": 1, "elu::BackwardFromInput": 2, "elu::BackwardFromResult": 2}  # op::functor: inputs
+DENSE_DTYPES = {"float": 4, "double": 8, "c10::Half": 2, "c10::BFloat16": 2}  # sizeof(scalar_t)
+DENSE_FUNCTORS = {  # op::functor: inputs
+    "elu::Forward": 1,
+    "elu::BackwardFromInput": 2,
+    "elu::BackwardFromResult": 2,
+    "silu::Forward": 1,
+    "silu::Backward": 2,
+}
 FLAT_KERNEL = re.compile(r"flat_kernel<(\d+), ([\w:]+), (\d+), uaccel::ops::(\w+)::(?:CPU_CAPABILITY::)?(\w+)<\w+>\s*>")
 
 
@@ -115,7 +121,7 @@ class Kernel:
         if not match:
             return None
         vec, dtype, _, op = int(match[1]), match[2], int(match[3]), f"{match[4]}::{match[5]}"
-        if dtype in ELU_DTYPES and vec * ELU_DTYPES[dtype] == 16:
+        if dtype in DENSE_DTYPES and vec * DENSE_DTYPES[dtype] == 16:
             return dtype, op
         return None
 
@@ -211,11 +217,11 @@ def problems(kernels: list[Kernel]) -> list[str]:
     if not kernels:
         found.append("no kernels found")
     dense = {k.elu_dense: k for k in kernels if k.elu_dense}
-    for dtype in ELU_DTYPES:
-        for op, inputs in ELU_OPS.items():
+    for dtype in DENSE_DTYPES:
+        for op, inputs in DENSE_FUNCTORS.items():
             kernel = dense.get((dtype, op))
             if kernel is None:
-                found.append(f"dense ELU kernel flat_kernel<{16 // ELU_DTYPES[dtype]}, {dtype}, {op}> not found")
+                found.append(f"dense ELU kernel flat_kernel<{16 // DENSE_DTYPES[dtype]}, {dtype}, {op}> not found")
             elif kernel.loads_128 < inputs or kernel.stores_128 < 1:
                 found.append(f"{kernel.short_name}: {kernel.loads_128} LDG.128, {kernel.stores_128} STG.128")
     for kernel in kernels:

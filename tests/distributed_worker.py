@@ -1,5 +1,5 @@
-"""Run by test_distributed.py on 2 gloo ranks (torch.distributed.run on 127.0.0.1): the ELU family on
-DTensor, in a tensor-parallel MLP, and in DDP and FSDP2 training, each against nn.ELU's results."""
+"""Run by test_distributed.py on 2 gloo ranks (torch.distributed.run on 127.0.0.1): the ELU family and
+SiLU on DTensor, in a tensor-parallel MLP, and in DDP and FSDP2 training, each against nn.ELU's results."""
 
 import copy
 
@@ -22,6 +22,7 @@ def check_dtensor_ops(mesh):
             (lambda t: torch_uaccel.elu(t, 0.3), lambda t: F.elu(t, 0.3)),
             (torch_uaccel.selu, F.selu),
             (lambda t: torch_uaccel.celu(t, 0.7), lambda t: F.celu(t, 0.7)),
+            (torch_uaccel.silu, F.silu),
         ):
             dx = distribute_tensor(x, mesh, [placement]).requires_grad_()
             y = ours(dx)

@@ -7,8 +7,8 @@ import re
 
 import pytest
 from cuda_sass import (
-    ELU_DTYPES,
-    ELU_OPS,
+    DENSE_DTYPES,
+    DENSE_FUNCTORS,
     Kernel,
     analyse,
     find_tool,
@@ -20,7 +20,7 @@ from cuda_sass import (
 import torch_uaccel
 from torch_uaccel import _library
 
-DENSE_ELU = [(dtype, op) for dtype in ELU_DTYPES for op in ELU_OPS]
+DENSE_ELU = [(dtype, op) for dtype in DENSE_DTYPES for op in DENSE_FUNCTORS]
 
 
 @pytest.fixture(scope="module")
@@ -78,10 +78,10 @@ def test_kernels_found(kernels):
 @pytest.mark.parametrize(("dtype", "op"), DENSE_ELU, ids=[f"{d.removeprefix('c10::')}-{o}" for d, o in DENSE_ELU])
 def test_dense_elu_kernel_uses_128_bit_global_accesses(kernels, dtype, op):
     found = [k for k in kernels if k.elu_dense == (dtype, op)]
-    assert len(found) == 1, f"flat_kernel<{16 // ELU_DTYPES[dtype]}, {dtype}, {ELU_OPS[op]}, {op}> not found"
+    assert len(found) == 1, f"flat_kernel<{16 // DENSE_DTYPES[dtype]}, {dtype}, {DENSE_FUNCTORS[op]}, {op}> not found"
     kernel = found[0]
     # kUnroll packs of 16 bytes in flight per input; at least one 128-bit load per input.
-    assert kernel.loads_128 >= ELU_OPS[op], (kernel.short_name, dict(kernel.opcodes))
+    assert kernel.loads_128 >= DENSE_FUNCTORS[op], (kernel.short_name, dict(kernel.opcodes))
     assert kernel.stores_128 >= 1, (kernel.short_name, dict(kernel.opcodes))
 
 
@@ -105,9 +105,9 @@ def test_checker_flags_what_it_should():
         return k
 
     def dense(dtype, op, **kwargs):
-        vec = 16 // ELU_DTYPES[dtype]
+        vec = 16 // DENSE_DTYPES[dtype]
         return kernel(
-            f"void uaccel::cuda::detail::flat_kernel<{vec}, {dtype}, {ELU_OPS[op]}, uaccel::ops::{op}<float> >"
+            f"void uaccel::cuda::detail::flat_kernel<{vec}, {dtype}, {DENSE_FUNCTORS[op]}, uaccel::ops::{op}<float> >"
             f"(float*, long)",
             **kwargs,
         )

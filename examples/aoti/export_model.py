@@ -19,6 +19,8 @@ def model() -> torch.nn.Module:
         torch_uaccel.ELU(0.5),
         torch.nn.Linear(16, 16),
         torch_uaccel.SELU(),
+        torch.nn.Linear(16, 16),
+        torch_uaccel.SiLU(),
         torch.nn.Linear(16, 4),
     ).eval()
 
@@ -32,7 +34,8 @@ def main(out_dir: pathlib.Path) -> None:
     net, x = model(), example_input()
     program = torch.export.export(net, (x,))
     targets = {str(node.target) for node in program.graph.nodes if node.op == "call_function"}
-    assert {"uaccel.elu.default"} <= targets, f"expected uaccel.elu nodes in the exported graph, got {targets}"
+    expected_ops = {"uaccel.elu.default", "uaccel.silu.default"}
+    assert expected_ops <= targets, f"expected {sorted(expected_ops)} nodes in the exported graph, got {targets}"
     torch._inductor.aoti_compile_and_package(program, package_path=str(out_dir / "model.pt2"))
     with torch.no_grad():
         expected = net(x)

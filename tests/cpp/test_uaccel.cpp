@@ -69,6 +69,33 @@ TEST(Elu, BadInputNamesTheOp) {
   }
 }
 
+TEST(Silu, ValuesGradientsAndTangentsMatchAten) {
+  for (const auto dtype : {at::kFloat, at::kDouble, at::kBFloat16}) {
+    const auto x = torch::randn({4099}).mul(4).to(dtype);
+    EXPECT_TRUE(torch::allclose(uaccel::silu(x).to(at::kDouble), at::silu(x.to(at::kDouble)), 1e-2, 1e-5));
+  }
+  auto x = torch::randn({512}, torch::kDouble).requires_grad_(true);
+  auto ours = torch::autograd::grad({uaccel::silu(x).sum()}, {x}, {}, true, true)[0];
+  auto second = torch::autograd::grad({ours.sum()}, {x})[0];
+  auto y = x.detach().requires_grad_(true);
+  auto expected = torch::autograd::grad({at::silu(y).sum()}, {y}, {}, true, true)[0];
+  auto expected_second = torch::autograd::grad({expected.sum()}, {y})[0];
+  EXPECT_TRUE(torch::allclose(ours, expected));
+  EXPECT_TRUE(torch::allclose(second, expected_second));
+  // In place with autograd: the gradient needs the input, which the op keeps a copy of.
+  auto h = x * 2;
+  uaccel::silu_(h);
+  auto g = y * 2;
+  at::silu_(g);
+  EXPECT_TRUE(torch::allclose(torch::autograd::grad({h.sum()}, {x})[0], torch::autograd::grad({g.sum()}, {y})[0]));
+  const auto tangent = torch::randn({512}, torch::kDouble);
+  const uint64_t level = torch::autograd::forward_ad::enter_dual_level();
+  const auto ours_t = uaccel::silu(at::_make_dual(x.detach(), tangent, level))._fw_grad(level);
+  const auto expected_t = at::silu(at::_make_dual(x.detach(), tangent, level))._fw_grad(level);
+  torch::autograd::forward_ad::exit_dual_level(level);
+  EXPECT_TRUE(torch::allclose(ours_t, expected_t));
+}
+
 TEST(Memory, InstalledAllocatorAlignsAndCountsEveryCpuTensor) {
   const auto before = uaccel::memory::stats();
   uaccel::memory::install_cpu_allocator(4096);
