@@ -26,8 +26,9 @@ namespace detail {
 // Contiguous raw-pointer core in the math type: out[i] = op(in_0[i], ..., in_N-1[i]).
 template <typename T, typename Op, size_t... I>
 void map_contiguous(
-    T* out, const std::array<const T*, sizeof...(I)>& in, int64_t n, const Op& op, std::index_sequence<I...>) {
+    T* out, const std::array<const T*, sizeof...(I)>& in, int64_t n, const Op& shared_op, std::index_sequence<I...>) {
   using Vec = at::vec::Vectorized<T>;
+  const Op op = shared_op;  // a local: no store through `out` can alias its coefficients, so they stay in registers
   int64_t i = 0;
   for (; i + Vec::size() <= n; i += Vec::size()) {
     op.vec(Vec::loadu(in[I] + i)...).store(out + i);
@@ -48,11 +49,12 @@ void map_contiguous_reduced(
     const Op& op,
     std::index_sequence<I...>) {
   using Vec = at::vec::Vectorized<scalar_t>;
+  const Op local_op = op;  // as in map_contiguous
   int64_t i = 0;
   for (; i + Vec::size() <= n; i += Vec::size()) {
     const std::array wide{at::vec::convert_to_float<scalar_t>(Vec::loadu(in[I] + i))...};
-    const auto low = op.vec(std::get<0>(wide[I])...);
-    const auto high = op.vec(std::get<1>(wide[I])...);
+    const auto low = local_op.vec(std::get<0>(wide[I])...);
+    const auto high = local_op.vec(std::get<1>(wide[I])...);
     at::vec::convert_from_float<scalar_t>(low, high).store(out + i);
   }
   for (; i < n; ++i) {

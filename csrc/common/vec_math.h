@@ -2,54 +2,28 @@
 // Vector math on at::vec::Vectorized that ops share. Include it only from *_isa.cpp files: like
 // ATen's vec code it lives in the inline namespace CPU_CAPABILITY, one copy per instruction set.
 //
-// exp and expm1 on the side activations need them (x <= 0), at a few operations per lane:
-//   x = n ln2 + r, |r| <= ln2/2 (n = round(x / ln2); ln2 split in two so n * ln2_hi is exact),
-//   expm1(r) by its Taylor polynomial (degree 7 for float: error < 0.2 ulp; 13 for double),
-//   2^n written into the exponent bits, and
-//   expm1(x) = 2^n expm1(r) + (2^n - 1),  exp(x) = 2^n expm1(r) + 2^n  (one fma each).
-// One polynomial per vector for every lane (no blend of two methods). Near 0, n = 0 and r = x, so
-// expm1 keeps full relative precision; 2^n - 1 is exact down to the clamp, below which expm1
-// rounds to -1. Accuracy (float32, every x <= 0): `make expm1-sweep`; a dense sample runs in CI.
+// exp and expm1 on the activations' negative sides (x <= 0), at about 12 operations per vector:
+//   x = n ln2 + t, |t| <= ln2/2: adding kMagic to x / ln2 rounds it to n and leaves n + bias in the
+//     low bits, so 2^n is those bits shifted into the exponent field (no integer conversion);
+//     t = x - n ln2 in one fma for float's expm1 (|n| <= 25: ln2 rounded to float is close enough),
+//     in two (ln2 split, n * kLn2Hi exact) for exp (|n| up to 126) and for double;
+//   e^t - 1 = t + t^2 q(t), q by Horner: for float a degree-4 minimax fit (relative error 1.7e-8, a
+//     third of an ulp), for double Taylor's to degree 13;
+//   expm1(x) = 2^n (e^t - 1) + (2^n - 1) and exp(x) = 2^n (e^t - 1) + 2^n, one fma each; a scale
+//     (ELU's alpha, a gradient) folds into them: nothing cancels near 0, where n = 0 and the result
+//     is t's own expm1 in full relative precision.
+// One polynomial for every lane (no blend of two methods). Accuracy (float32, every x <= 0): `make
+// expm1-sweep`; a dense sample runs in CI (tests/test_expm1_accuracy.py).
 #include <ATen/cpu/vec/vec.h>
 
+#include <array>
 #include <cstdint>
 
 namespace uaccel::cpu {
 inline namespace CPU_CAPABILITY {
 namespace detail {
 
-template <typename T>
-struct ExpTraits;
-
-template <>
-struct ExpTraits<float> {
-  using Int = int32_t;
-  static constexpr float kLog2e = 1.44269504088896341f;
-  static constexpr float kLn2Hi = 0.693359375f;  // 9 significant bits: n * kLn2Hi is exact
-  static constexpr float kLn2Lo = -2.12194440e-4f;
-  static constexpr float kShifter = 0x1.8p23f;  // (x / ln2 + 1.5 * 2^23) - 1.5 * 2^23 rounds x / ln2
-  static constexpr int kMantissaBits = 23;
-  static constexpr int kBias = 127;
-  static constexpr float kExpm1Lowest = -17.5f;  // e^x < 2^-25 below: expm1(x) rounds to -1
-  static constexpr float kExpLowest = -87.33654f;  // below, exp(x) is subnormal: flushed to 0
-  static constexpr int kDegree = 7;
-};
-
-template <>
-struct ExpTraits<double> {
-  using Int = int64_t;
-  static constexpr double kLog2e = 1.44269504088896338700e+00;
-  static constexpr double kLn2Hi = 6.93147180369123816490e-01;  // low 32 bits zero: n * kLn2Hi is exact
-  static constexpr double kLn2Lo = 1.90821492927058770002e-10;
-  static constexpr double kShifter = 0x1.8p52;
-  static constexpr int kMantissaBits = 52;
-  static constexpr int kBias = 1023;
-  static constexpr double kExpm1Lowest = -37.5;  // e^x < 2^-54 below
-  static constexpr double kExpLowest = -708.3964185322641;  // exp(x) < 2^-1022 below
-  static constexpr int kDegree = 13;
-};
-
-// 1/k!, the Taylor coefficients of expm1.
+// 1/k!, Taylor's coefficients.
 constexpr double inverse_factorial(int k) {
   double value = 1.0;
   for (int i = 2; i <= k; ++i) {
@@ -58,52 +32,105 @@ constexpr double inverse_factorial(int k) {
   return value;
 }
 
-// x = n ln2 + r: returns 2^n and expm1(r). x must lie in [Traits::kExpLowest, 0] (or be NaN).
 template <typename T>
-std::pair<at::vec::Vectorized<T>, at::vec::Vectorized<T>> reduce_exp(at::vec::Vectorized<T> x) {
+struct ExpTraits;
+
+template <>
+struct ExpTraits<float> {
+  using Int = int32_t;
+  static constexpr float kLog2e = 0x1.715476p+0f;
+  static constexpr float kMagic = 0x1.8000FEp23f;  // 1.5 * 2^23 + 127: n + 127 in the low bits
+  static constexpr int kMantissaBits = 23;
+  static constexpr bool kOneStepExpm1 = true;
+  static constexpr float kLn2 = 0x1.62E430p-1f;
+  static constexpr float kLn2Hi = 0.693359375f;  // 9 significant bits: n * kLn2Hi is exact
+  static constexpr float kLn2Lo = -2.12194440e-4f;
+  static constexpr float kExpm1Lowest = -17.5f;  // e^x < 2^-25 below: expm1(x) rounds to -1
+  static constexpr float kExpLowest = -87.33654f;  // below, exp(x) is subnormal: flushed to 0
+  // q(t) = c2 + c3 t + ... + c6 t^4: a weighted minimax fit of (e^t - 1 - t) / t^2 on |t| <= ln2/2
+  // (Lawson's algorithm in float64, then rounded to float).
+  static constexpr std::array<float, 5> kQ = {
+      0x1.fffffep-2f, 0x1.5554b0p-3f, 0x1.555674p-5f, 0x1.122768p-7f, 0x1.6bec08p-10f};
+};
+
+template <>
+struct ExpTraits<double> {
+  using Int = int64_t;
+  static constexpr double kLog2e = 1.44269504088896338700e+00;
+  static constexpr double kMagic = 0x1.8p52 + 1023;  // n + 1023 in the low bits
+  static constexpr int kMantissaBits = 52;
+  static constexpr bool kOneStepExpm1 = false;
+  static constexpr double kLn2 = 6.93147180559945286227e-01;
+  static constexpr double kLn2Hi = 6.93147180369123816490e-01;  // low 32 bits zero: n * kLn2Hi is exact
+  static constexpr double kLn2Lo = 1.90821492927058770002e-10;
+  static constexpr double kExpm1Lowest = -37.5;  // e^x < 2^-54 below
+  static constexpr double kExpLowest = -708.3964185322641;  // exp(x) < 2^-1022 below
+  static constexpr std::array<double, 12> kQ = {inverse_factorial(2),  inverse_factorial(3),  inverse_factorial(4),
+                                                inverse_factorial(5),  inverse_factorial(6),  inverse_factorial(7),
+                                                inverse_factorial(8),  inverse_factorial(9),  inverse_factorial(10),
+                                                inverse_factorial(11), inverse_factorial(12), inverse_factorial(13)};
+};
+
+template <typename T>
+struct ExpParts {
+  at::vec::Vectorized<T> two_to_n;  // 2^n
+  at::vec::Vectorized<T> expm1_t;   // e^t - 1
+};
+
+// x = n ln2 + t for x in [Traits::kExpLowest, 0] (or NaN, which stays NaN in expm1_t).
+template <typename T, bool kOneStep>
+ExpParts<T> exp_parts(at::vec::Vectorized<T> x) {
   using Vec = at::vec::Vectorized<T>;
   using Traits = ExpTraits<T>;
   using IVec = at::vec::Vectorized<typename Traits::Int>;
-  const Vec t = at::vec::fmadd(x, Vec(Traits::kLog2e), Vec(Traits::kShifter));
-  const Vec n = t - Vec(Traits::kShifter);
-  const Vec r = at::vec::fmadd(n, Vec(-Traits::kLn2Hi), x) + n * Vec(-Traits::kLn2Lo);  // the product in parallel
-  // 2^n: n + bias in the exponent field (conversions and casts ATen specialises for AVX2/AVX-512).
-  const IVec biased = at::vec::convert_to_int_of_same_size(n) + IVec(Traits::kBias);
-  const Vec two_to_n = at::vec::cast<T>(biased << IVec(Traits::kMantissaBits));
-  // expm1(r) = r + r^2 (1/2! + r/3! + ...): the coefficients in pairs (Estrin's scheme), so the
-  // chain of dependent operations is about half as long as Horner's.
-  const Vec r2 = r * r;
-  Vec q(T(0));
-  Vec power(T(1));
-  for (int k = 2; k <= Traits::kDegree; k += 2) {
-    const Vec pair = k + 1 <= Traits::kDegree
-        ? at::vec::fmadd(Vec(static_cast<T>(inverse_factorial(k + 1))), r, Vec(static_cast<T>(inverse_factorial(k))))
-        : Vec(static_cast<T>(inverse_factorial(k)));
-    q = at::vec::fmadd(pair, power, q);
-    power = power * r2;
+  const Vec biased = at::vec::fmadd(x, Vec(Traits::kLog2e), Vec(Traits::kMagic));
+  const Vec two_to_n = at::vec::cast<T>(at::vec::cast<typename Traits::Int>(biased) << IVec(Traits::kMantissaBits));
+  const Vec n = biased - Vec(Traits::kMagic);
+  const Vec t = kOneStep ? at::vec::fmadd(n, Vec(-Traits::kLn2), x)
+                         : at::vec::fmadd(n, Vec(-Traits::kLn2Lo), at::vec::fmadd(n, Vec(-Traits::kLn2Hi), x));
+  Vec q(Traits::kQ.back());
+  for (size_t k = Traits::kQ.size() - 1; k-- > 0;) {
+    q = at::vec::fmadd(q, t, Vec(Traits::kQ[k]));
   }
-  const Vec expm1_r = at::vec::fmadd(r2, q, r);
-  return {two_to_n, expm1_r};
+  return {two_to_n, at::vec::fmadd(q * t, t, t)};
 }
 
 } // namespace detail
 
-// expm1(x) for x <= 0 (NaN stays NaN). Positive lanes give garbage: callers blend them out.
+// scale * expm1(x) for x <= 0 (NaN stays NaN). Positive lanes give garbage: callers blend them out.
 template <typename T>
-at::vec::Vectorized<T> expm1_nonpositive(at::vec::Vectorized<T> x) {
-  using Vec = at::vec::Vectorized<T>;
+at::vec::Vectorized<T> scaled_expm1_nonpositive(at::vec::Vectorized<T> x, at::vec::Vectorized<T> scale) {
+  using Traits = detail::ExpTraits<T>;
   // clamp_min keeps NaN (and, unlike maximum, costs one instruction).
-  const auto [two_to_n, expm1_r] = detail::reduce_exp(at::vec::clamp_min(x, Vec(detail::ExpTraits<T>::kExpm1Lowest)));
-  return at::vec::fmadd(two_to_n, expm1_r, two_to_n - Vec(T(1)));
+  const auto [s, r] =
+      detail::exp_parts<T, Traits::kOneStepExpm1>(at::vec::clamp_min(x, at::vec::Vectorized<T>(Traits::kExpm1Lowest)));
+  return at::vec::fmadd(scale * s, r, at::vec::fmsub(scale, s, scale));
 }
 
-// exp(x) for x <= 0 (NaN stays NaN; results below the smallest normal number are 0).
+template <typename T>
+at::vec::Vectorized<T> expm1_nonpositive(at::vec::Vectorized<T> x) {
+  using Traits = detail::ExpTraits<T>;
+  const auto [s, r] =
+      detail::exp_parts<T, Traits::kOneStepExpm1>(at::vec::clamp_min(x, at::vec::Vectorized<T>(Traits::kExpm1Lowest)));
+  return at::vec::fmadd(s, r, s - at::vec::Vectorized<T>(T(1)));
+}
+
+// scale * exp(x) for x <= 0 (NaN stays NaN; 0 where exp(x) is below the smallest normal number).
+template <typename T>
+at::vec::Vectorized<T> scaled_exp_nonpositive(at::vec::Vectorized<T> x, at::vec::Vectorized<T> scale) {
+  using Vec = at::vec::Vectorized<T>;
+  const Vec lowest(detail::ExpTraits<T>::kExpLowest);
+  const auto [s, r] = detail::exp_parts<T, false>(at::vec::clamp_min(x, lowest));
+  const Vec scaled = scale * s;
+  return Vec::blendv(at::vec::fmadd(scaled, r, scaled), Vec(T(0)), x < lowest);
+}
+
 template <typename T>
 at::vec::Vectorized<T> exp_nonpositive(at::vec::Vectorized<T> x) {
   using Vec = at::vec::Vectorized<T>;
   const Vec lowest(detail::ExpTraits<T>::kExpLowest);
-  const auto [two_to_n, expm1_r] = detail::reduce_exp(at::vec::clamp_min(x, lowest));
-  return Vec::blendv(at::vec::fmadd(two_to_n, expm1_r, two_to_n), Vec(T(0)), x < lowest);
+  const auto [s, r] = detail::exp_parts<T, false>(at::vec::clamp_min(x, lowest));
+  return Vec::blendv(at::vec::fmadd(s, r, s), Vec(T(0)), x < lowest);
 }
 
 } // namespace CPU_CAPABILITY

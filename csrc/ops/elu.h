@@ -48,8 +48,10 @@ struct Forward {
     }
     const auto scaled = x * Vec<T>(c.negiptcoef);
     // A negative input_scale makes the exponent positive: then Sleef's expm1, for every x.
-    const auto expm1 = c.negiptcoef >= T(0) ? cpu::expm1_nonpositive(scaled) : scaled.expm1();
-    return Vec<T>::blendv(Vec<T>(c.negcoef) * expm1, x * poscoef, nonnegative);
+    const Vec<T> negcoef(c.negcoef);
+    const auto negative =
+        c.negiptcoef >= T(0) ? cpu::scaled_expm1_nonpositive(scaled, negcoef) : negcoef * scaled.expm1();
+    return Vec<T>::blendv(negative, x * poscoef, nonnegative);
   }
 #endif
 };
@@ -69,8 +71,10 @@ struct BackwardFromInput {
       return positive_side;
     }
     const auto scaled = x * Vec<T>(c.negiptcoef);
-    const auto exp = c.negiptcoef >= T(0) ? cpu::exp_nonpositive(scaled) : scaled.exp();
-    return Vec<T>::blendv(positive_side, g * Vec<T>(c.negiptcoef * c.negcoef) * exp, negative);
+    const auto factor = g * Vec<T>(c.negiptcoef * c.negcoef);
+    const auto negative_side =
+        c.negiptcoef >= T(0) ? cpu::scaled_exp_nonpositive(scaled, factor) : factor * scaled.exp();
+    return Vec<T>::blendv(positive_side, negative_side, negative);
   }
 #endif
 };
