@@ -7,7 +7,7 @@
 //     low bits, so 2^n is those bits shifted into the exponent field (no integer conversion);
 //     t = x - n ln2 in one fma for float's expm1 (|n| <= 25: ln2 rounded to float is close enough),
 //     in two (ln2 split, n * kLn2Hi exact) for exp (|n| up to 126) and for double;
-//   e^t - 1 = t + t^2 q(t), q by Horner: for float a degree-4 minimax fit (relative error 1.7e-8, a
+//   e^t - 1 = t + t^2 q(t), q in pairs (Estrin's scheme): for float a degree-4 minimax fit (relative error 1.7e-8, a
 //     third of an ulp), for double Taylor's to degree 13;
 //   expm1(x) = 2^n (e^t - 1) + (2^n - 1) and exp(x) = 2^n (e^t - 1) + 2^n, one fma each; a scale
 //     (ELU's alpha, a gradient) folds into them: nothing cancels near 0, where n = 0 and the result
@@ -16,8 +16,11 @@
 // expm1-sweep`; a dense sample runs in CI (tests/test_expm1_accuracy.py).
 #include <ATen/cpu/vec/vec.h>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
+#include <iterator>
 
 namespace uaccel::cpu {
 inline namespace CPU_CAPABILITY {
@@ -71,6 +74,26 @@ struct ExpTraits<double> {
                                                 inverse_factorial(11), inverse_factorial(12), inverse_factorial(13)};
 };
 
+// bits << k in every lane, k a constant: an immediate shift, so no register holds the count.
+template <int k, typename I>
+at::vec::Vectorized<I> shift_left(at::vec::Vectorized<I> bits) {
+#if defined(CPU_CAPABILITY_AVX512)
+  if constexpr (sizeof(I) == 4) {
+    return _mm512_slli_epi32(bits, k);
+  } else {
+    return _mm512_slli_epi64(bits, k);
+  }
+#elif defined(CPU_CAPABILITY_AVX2)
+  if constexpr (sizeof(I) == 4) {
+    return _mm256_slli_epi32(bits, k);
+  } else {
+    return _mm256_slli_epi64(bits, k);
+  }
+#else
+  return bits << at::vec::Vectorized<I>(k);
+#endif
+}
+
 template <typename T>
 struct ExpParts {
   at::vec::Vectorized<T> two_to_n;  // 2^n
@@ -82,20 +105,48 @@ template <typename T, bool kOneStep>
 ExpParts<T> exp_parts(at::vec::Vectorized<T> x) {
   using Vec = at::vec::Vectorized<T>;
   using Traits = ExpTraits<T>;
-  using IVec = at::vec::Vectorized<typename Traits::Int>;
   const Vec biased = at::vec::fmadd(x, Vec(Traits::kLog2e), Vec(Traits::kMagic));
-  const Vec two_to_n = at::vec::cast<T>(at::vec::cast<typename Traits::Int>(biased) << IVec(Traits::kMantissaBits));
+  const Vec two_to_n = at::vec::cast<T>(shift_left<Traits::kMantissaBits>(at::vec::cast<typename Traits::Int>(biased)));
   const Vec n = biased - Vec(Traits::kMagic);
   const Vec t = kOneStep ? at::vec::fmadd(n, Vec(-Traits::kLn2), x)
                          : at::vec::fmadd(n, Vec(-Traits::kLn2Lo), at::vec::fmadd(n, Vec(-Traits::kLn2Hi), x));
-  Vec q(Traits::kQ.back());
-  for (size_t k = Traits::kQ.size() - 1; k-- > 0;) {
-    q = at::vec::fmadd(q, t, Vec(Traits::kQ[k]));
+  // q(t) by Horner's rule in t^2 over coefficient pairs (c_k + c_k+1 t): the pairs are independent,
+  // so the chain of dependent operations is half Horner's in t.
+  const Vec t2 = t * t;
+  constexpr size_t kTerms = Traits::kQ.size();
+  const auto pair = [&](size_t k) {
+    return k + 1 < kTerms ? at::vec::fmadd(Vec(Traits::kQ[k + 1]), t, Vec(Traits::kQ[k])) : Vec(Traits::kQ[k]);
+  };
+  Vec q = pair((kTerms - 1) / 2 * 2);
+  for (size_t k = (kTerms - 1) / 2 * 2; k >= 2; k -= 2) {
+    q = at::vec::fmadd(q, t2, pair(k - 2));
   }
-  return {two_to_n, at::vec::fmadd(q * t, t, t)};
+  return {two_to_n, at::vec::fmadd(q, t2, t)};
 }
 
 } // namespace detail
+
+// Whether no lane has its sign bit set (each is +0, positive, or a NaN without a sign): one movemask.
+template <typename T>
+bool no_sign_bit(at::vec::Vectorized<T> x) {
+#if defined(CPU_CAPABILITY_AVX512)
+  if constexpr (sizeof(T) == 4) {
+    return _mm512_movepi32_mask(_mm512_castps_si512(x)) == 0;
+  } else {
+    return _mm512_movepi64_mask(_mm512_castpd_si512(x)) == 0;
+  }
+#elif defined(CPU_CAPABILITY_AVX2)
+  if constexpr (sizeof(T) == 4) {
+    return _mm256_movemask_ps(x) == 0;
+  } else {
+    return _mm256_movemask_pd(x) == 0;
+  }
+#else
+  T lanes[at::vec::Vectorized<T>::size()];
+  x.store(lanes);
+  return std::none_of(std::begin(lanes), std::end(lanes), [](T lane) { return std::signbit(lane); });
+#endif
+}
 
 // scale * expm1(x) for x <= 0 (NaN stays NaN). Positive lanes give garbage: callers blend them out.
 template <typename T>

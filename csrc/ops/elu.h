@@ -41,11 +41,11 @@ struct Forward {
   }
 #ifdef CPU_CAPABILITY
   Vec<T> vec(Vec<T> x) const {
-    const auto nonnegative = x >= Vec<T>(T(0));  // NaN lanes take the negative side: NaN
     const Vec<T> poscoef(c.poscoef);
-    if (nonnegative.zero_mask() == 0) {
+    if (C10_UNLIKELY(cpu::no_sign_bit(x))) {  // unsigned NaN lanes too: NaN either way
       return x * poscoef;
     }
+    const auto nonnegative = x >= Vec<T>(T(0));  // NaN lanes take the negative side: NaN
     const auto scaled = x * Vec<T>(c.negiptcoef);
     // A negative input_scale makes the exponent positive: then Sleef's expm1, for every x.
     const Vec<T> negcoef(c.negcoef);
@@ -67,7 +67,7 @@ struct BackwardFromInput {
   Vec<T> vec(Vec<T> g, Vec<T> x) const {
     const auto negative = x <= Vec<T>(T(0));
     const auto positive_side = g * Vec<T>(c.poscoef);
-    if (negative.zero_mask() == (1 << Vec<T>::size()) - 1) {
+    if (C10_UNLIKELY(negative.zero_mask() == (1 << Vec<T>::size()) - 1)) {
       return positive_side;
     }
     const auto scaled = x * Vec<T>(c.negiptcoef);
