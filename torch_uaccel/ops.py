@@ -89,9 +89,13 @@ def elu(x: torch.Tensor, alpha: float = 0.1, inplace: bool = False) -> torch.Ten
     >>> torch_uaccel.elu(torch.tensor([-1.0, 0.0, 2.0]), alpha=1.0)
     tensor([-0.6321,  0.0000,  2.0000])
     """
-    if not torch.jit.is_scripting():
-        alpha = _alpha("torch_uaccel.elu", alpha)
-    return _elu(x, alpha, 1.0, 1.0, inplace)
+    if torch.jit.is_scripting():
+        return _elu(x, alpha, 1.0, 1.0, inplace)
+    alpha = _alpha("torch_uaccel.elu", alpha)  # eager: straight to the overload (per-call cost)
+    if inplace:
+        _ELU_INPLACE(x, alpha)
+        return x
+    return _ELU(x, alpha)
 
 
 def selu(x: torch.Tensor, inplace: bool = False) -> torch.Tensor:

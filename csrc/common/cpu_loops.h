@@ -84,6 +84,19 @@ void map_strided(char* const* data, const int64_t* strides, int64_t n, const Op&
 
 } // namespace detail
 
+// Runs `op` over n elements laid out alike in memory (dense tensors with one layout), in parallel over
+// ATen's grain size: no TensorIterator to build, which is most of a small tensor's cost.
+template <typename scalar_t, size_t N, typename Op>
+void elementwise_dense(scalar_t* out, const std::array<const scalar_t*, N>& in, int64_t n, const Op& op) {
+  at::parallel_for(0, n, at::internal::GRAIN_SIZE, [&](int64_t begin, int64_t end) {
+    std::array<const scalar_t*, N> from;
+    for (size_t k = 0; k < N; ++k) {
+      from[k] = in[k] + begin;
+    }
+    detail::map_contiguous(out + begin, from, end - begin, op);
+  });
+}
+
 // Runs `op` over `iter` (one output, N inputs, all of dtype scalar_t).
 template <typename scalar_t, size_t N, typename Op>
 void elementwise(at::TensorIteratorBase& iter, const Op& op) {

@@ -5,10 +5,23 @@
 // the fakes can take the output layout from ATen's meta functions.
 #include <ATen/TensorIterator.h>
 
+#include <optional>
+
 #include "common/checks.h"
 
 namespace uaccel::elementwise {
 
+// The memory format in which tensors of one shape are all contiguous, if any (contiguous, or channels
+// last for 4-d ones): then an op maps flat arrays, and an output allocated in that format has the
+// layout TensorIterator would give it.
+inline std::optional<at::MemoryFormat> common_contiguous_format(const at::Tensor& a, const at::Tensor& b) {
+  for (const auto format : {at::MemoryFormat::Contiguous, at::MemoryFormat::ChannelsLast}) {
+    if (a.is_contiguous(format) && b.is_contiguous(format)) {
+      return format;
+    }
+  }
+  return std::nullopt;
+}
 // out = f(self).
 inline at::TensorIterator unary(const char* op, const at::Tensor& self) {
   checks::floating(op, "self", self);
@@ -23,14 +36,20 @@ inline at::TensorIterator unary_inplace(const char* op, const at::Tensor& self) 
   return at::TensorIteratorConfig().add_output(self).add_const_input(self).build();
 }
 
-// out = f(a, b): same dtype, shape and device (no broadcasting, no type promotion).
-inline at::TensorIterator binary(
+// The checks of f(a, b): both floating, of one dtype, shape and device (no broadcasting, no promotion).
+inline void check_binary(
     const char* op, const char* a_name, const at::Tensor& a, const char* b_name, const at::Tensor& b) {
   checks::floating(op, a_name, a);
   checks::floating(op, b_name, b);
   checks::same_dtype(op, a_name, a, b_name, b);
   checks::same_shape(op, a_name, a, b_name, b);
   checks::same_device(op, a_name, a, b_name, b);
+}
+
+// out = f(a, b), after check_binary.
+inline at::TensorIterator binary(
+    const char* op, const char* a_name, const at::Tensor& a, const char* b_name, const at::Tensor& b) {
+  check_binary(op, a_name, a, b_name, b);
   at::TensorIteratorConfig config;
   config.add_owned_output(at::Tensor());
   return config.add_const_input(a).add_const_input(b).build();

@@ -24,7 +24,7 @@ Names make_names(const char* op) {
 
 namespace {
 
-// The CPU runs each op's kernel for the instruction set chosen at run time (pointwise_cpu_isa.cpp).
+// The CPU runs each op's kernels for the instruction set chosen at run time (pointwise_cpu_isa.cpp).
 template <typename Op>
 struct CpuStubs {
   template <typename... A>
@@ -34,6 +34,15 @@ struct CpuStubs {
   template <typename... A>
   static void backward(at::TensorIteratorBase& iter, const A&... scalars) {
     backward_stub<Op>(iter, scalars...);
+  }
+  static constexpr bool kDense = true;
+  template <typename... A>
+  static void forward_dense(const at::Tensor& out, const at::Tensor& self, const A&... scalars) {
+    forward_dense_stub<Op>(out, self, scalars...);
+  }
+  template <typename... A>
+  static void backward_dense(const at::Tensor& out, const at::Tensor& grad, const at::Tensor& saved, const A&... s) {
+    backward_dense_stub<Op>(out, grad, saved, s...);
   }
 };
 

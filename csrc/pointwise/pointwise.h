@@ -39,6 +39,7 @@
 #include <c10/macros/Macros.h>
 #include <torch/library.h>
 
+#include <array>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -112,6 +113,9 @@ struct Schema<Op, std::tuple<S...>, std::tuple<B...>> {
   using Backward = at::Tensor(const at::Tensor&, const at::Tensor&, Arg<B>...);
   using ForwardKernel = void (*)(at::TensorIteratorBase&, Arg<S>...);
   using BackwardKernel = void (*)(at::TensorIteratorBase&, Arg<B>...);
+  // On tensors contiguous in one format (elementwise::common_contiguous_format): (out, inputs..., scalars...).
+  using ForwardDenseKernel = void (*)(const at::Tensor&, const at::Tensor&, Arg<S>...);
+  using BackwardDenseKernel = void (*)(const at::Tensor&, const at::Tensor&, const at::Tensor&, Arg<B>...);
 
   static const c10::TypedOperatorHandle<Forward>& forward() {
     static const auto op = detail::op<Forward>(names<Op>().forward);
@@ -137,6 +141,10 @@ template <typename Op>
 inline cpu::CpuDispatch<typename Schema<Op>::ForwardKernel> forward_stub;
 template <typename Op>
 inline cpu::CpuDispatch<typename Schema<Op>::BackwardKernel> backward_stub;
+template <typename Op>
+inline cpu::CpuDispatch<typename Schema<Op>::ForwardDenseKernel> forward_dense_stub;
+template <typename Op>
+inline cpu::CpuDispatch<typename Schema<Op>::BackwardDenseKernel> backward_dense_stub;
 
 // fn(scalar_t{}) for the floating dtypes the ops take (checked before: ATen's message never shows).
 template <typename Fn>
@@ -164,6 +172,26 @@ struct Kernels<Op, Loop, std::tuple<S...>, std::tuple<B...>> {
           [&](const auto& functor) { Loop::template run<scalar_t, 2>(iter, functor); }, scalars...);
     });
   }
+  // The same on tensors contiguous in one format (Loop::run_dense<scalar_t>(out, {inputs}, n, functor)).
+  static void forward_dense(const at::Tensor& out, const at::Tensor& self, Arg<S>... scalars) {
+    for_floating_dtype(self.scalar_type(), [&](auto tag) {
+      using scalar_t = decltype(tag);
+      const std::array<const scalar_t*, 1> in{self.const_data_ptr<scalar_t>()};
+      Op::template forward<at::opmath_type<scalar_t>>(
+          [&](const auto& functor) { Loop::run_dense(out.mutable_data_ptr<scalar_t>(), in, out.numel(), functor); },
+          scalars...);
+    });
+  }
+  static void backward_dense(
+      const at::Tensor& out, const at::Tensor& grad_output, const at::Tensor& saved, Arg<B>... scalars) {
+    for_floating_dtype(saved.scalar_type(), [&](auto tag) {
+      using scalar_t = decltype(tag);
+      const std::array<const scalar_t*, 2> in{grad_output.const_data_ptr<scalar_t>(), saved.const_data_ptr<scalar_t>()};
+      Op::template backward<at::opmath_type<scalar_t>>(
+          [&](const auto& functor) { Loop::run_dense(out.mutable_data_ptr<scalar_t>(), in, out.numel(), functor); },
+          scalars...);
+    });
+  }
 };
 
 struct NoDeviceGuard {
@@ -172,28 +200,62 @@ struct NoDeviceGuard {
 
 // The op's implementations on one device: the shared checks and the iterator, then `Run::forward`
 // or `Run::backward` (the CPU's dispatch points, or the CUDA kernels) under `Guard` (the device's).
+// Where `Run` has dense kernels (Run::kDense) and the tensors are contiguous in one format, no iterator:
+// its set-up is most of what a call on a small tensor costs.
 template <typename Op, typename Run, typename Guard, typename S = Scalars<Op>, typename B = BackwardScalars<Op>>
 struct Implementations;
 template <typename Op, typename Run, typename Guard, typename... S, typename... B>
 struct Implementations<Op, Run, Guard, std::tuple<S...>, std::tuple<B...>> {
+  static constexpr bool kDense = requires { Run::kDense; };
+
   static at::Tensor forward(const at::Tensor& self, Arg<S>... scalars) {
     const Guard guard(self.device());
-    auto iter = elementwise::unary(names<Op>().forward_label.c_str(), self);
+    const char* op = names<Op>().forward_label.c_str();
+    if constexpr (kDense) {
+      if (const auto format = elementwise::common_contiguous_format(self, self)) {
+        checks::floating(op, "self", self);
+        auto out = at::empty(self.sizes(), self.options().memory_format(*format));
+        Run::forward_dense(out, self, scalars...);
+        return out;
+      }
+    }
+    auto iter = elementwise::unary(op, self);
     Run::forward(iter, scalars...);
     return iter.output();
   }
   static void inplace(const at::Tensor& self, Arg<S>... scalars) {
     const Guard guard(self.device());
-    auto iter = elementwise::unary_inplace(names<Op>().inplace_label.c_str(), self);
+    const char* op = names<Op>().inplace_label.c_str();
+    if constexpr (kDense) {
+      if (elementwise::common_contiguous_format(self, self)) {  // dense: no element written twice
+        checks::floating(op, "self", self);
+        Run::forward_dense(self, self, scalars...);
+        return;
+      }
+    }
+    auto iter = elementwise::unary_inplace(op, self);
     Run::forward(iter, scalars...);
   }
   static at::Tensor backward(const at::Tensor& grad_output, const at::Tensor& saved, Arg<B>... scalars) {
     const Guard guard(saved.device());
     const char* op = names<Op>().backward_label.c_str();
-    auto iter = elementwise::binary(op, "grad_output", grad_output, Schema<Op>::saved_name().c_str(), saved);
-    if constexpr (requires { Op::check_backward(op, scalars...); }) {
-      Op::check_backward(op, scalars...);
+    const char* saved_name = Schema<Op>::saved_name().c_str();
+    const auto check = [&] {
+      if constexpr (requires { Op::check_backward(op, scalars...); }) {
+        Op::check_backward(op, scalars...);
+      }
+    };
+    if constexpr (kDense) {
+      if (const auto format = elementwise::common_contiguous_format(saved, grad_output)) {
+        elementwise::check_binary(op, "grad_output", grad_output, saved_name, saved);
+        check();
+        auto out = at::empty(saved.sizes(), saved.options().memory_format(*format));
+        Run::backward_dense(out, grad_output, saved, scalars...);
+        return out;
+      }
     }
+    auto iter = elementwise::binary(op, "grad_output", grad_output, saved_name, saved);
+    check();
     Run::backward(iter, scalars...);
     return iter.output();
   }

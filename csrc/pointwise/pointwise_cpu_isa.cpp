@@ -14,12 +14,18 @@ struct CpuLoop {
   static void run(at::TensorIteratorBase& iter, const Functor& functor) {
     cpu::elementwise<scalar_t, N>(iter, functor);
   }
+  template <typename scalar_t, size_t N, typename Functor>
+  static void run_dense(scalar_t* out, const std::array<const scalar_t*, N>& in, int64_t n, const Functor& functor) {
+    cpu::elementwise_dense<scalar_t, N>(out, in, n, functor);
+  }
 };
 
 template <typename Op>
 bool register_kernels() {
   forward_stub<Op>.set(cpu::Capability::CPU_CAPABILITY, &Kernels<Op, CpuLoop>::forward);
   backward_stub<Op>.set(cpu::Capability::CPU_CAPABILITY, &Kernels<Op, CpuLoop>::backward);
+  forward_dense_stub<Op>.set(cpu::Capability::CPU_CAPABILITY, &Kernels<Op, CpuLoop>::forward_dense);
+  backward_dense_stub<Op>.set(cpu::Capability::CPU_CAPABILITY, &Kernels<Op, CpuLoop>::backward_dense);
   return true;
 }
 
