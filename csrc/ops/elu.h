@@ -46,7 +46,7 @@ struct Forward {
       return x * poscoef;
     }
     const auto nonnegative = x >= Vec<T>(T(0));  // NaN lanes take the negative side: NaN
-    const auto scaled = x * Vec<T>(c.negiptcoef);
+    const auto scaled = c.negiptcoef == T(1) ? x : x * Vec<T>(c.negiptcoef);  // ELU, SELU: one step less
     // A negative input_scale makes the exponent positive: then Sleef's expm1, for every x.
     const Vec<T> negcoef(c.negcoef);
     const auto negative =
@@ -70,7 +70,7 @@ struct BackwardFromInput {
     if (C10_UNLIKELY(negative.zero_mask() == (1 << Vec<T>::size()) - 1)) {
       return positive_side;
     }
-    const auto scaled = x * Vec<T>(c.negiptcoef);
+    const auto scaled = c.negiptcoef == T(1) ? x : x * Vec<T>(c.negiptcoef);  // ELU, SELU: one step less
     const auto factor = g * Vec<T>(c.negiptcoef * c.negcoef);
     const auto negative_side =
         c.negiptcoef >= T(0) ? cpu::scaled_exp_nonpositive(scaled, factor) : factor * scaled.exp();

@@ -1,0 +1,121 @@
+"""The CPU kernels against the machine's limits, in one process on 1 thread: ns and cycles per element
+(the clock measured here: a chain of dependent integer adds, one per cycle, compiled at run time),
+each beside its roof (torch.relu or torch.mul: the same bytes with trivial math), for the targets of
+the CPU-speed work: forward <= 2.75x relu; bfloat16 forward <= float32 forward; backward from the input
+<= 1.3x the forward; backward from the result <= 1.5x mul; 2^24 elements with the uaccel allocator
+<= 1.25x x.clone(). Medians of torch.utils.benchmark, each the best of `--repeat` runs (the spread
+between runs is printed). Per-call costs are benchmarks/bench_per_call.py's.
+
+    python benchmarks/bench_targets.py [--repeat 3]
+"""
+
+import argparse
+import ctypes
+import pathlib
+import subprocess
+import tempfile
+import time
+
+import torch
+import torch.nn.functional as F
+from torch.utils import benchmark
+
+import torch_uaccel
+from torch_uaccel import memory
+
+CLOCK_SOURCE = r"""
+#include <stdint.h>
+uint64_t spin(uint64_t n) {  /* n dependent adds: n cycles on any out-of-order x86 */
+  uint64_t x = 0;
+  for (uint64_t i = 0; i < n; ++i) __asm__ volatile("add $1, %0" : "+r"(x));
+  return x;
+}
+"""
+
+
+def clock_hz() -> float:
+    """Cycles per second, measured: the loop's add chain (1 cycle each) plus its own increment and branch,
+    which run beside it; the best of 5."""
+    with tempfile.TemporaryDirectory() as tmp:
+        source, library = pathlib.Path(tmp, "clock.c"), pathlib.Path(tmp, "clock.so")
+        source.write_text(CLOCK_SOURCE)
+        subprocess.run(["cc", "-O2", "-shared", "-fPIC", str(source), "-o", str(library)], check=True)
+        spin = ctypes.CDLL(str(library)).spin
+        spin.argtypes, spin.restype = [ctypes.c_uint64], ctypes.c_uint64
+        n = 200_000_000
+        best = float("inf")
+        for _ in range(5):
+            start = time.perf_counter()
+            spin(n)
+            best = min(best, time.perf_counter() - start)
+        return n / best
+
+
+def seconds(fn, *args, repeat, min_run_time=0.3):
+    runs = sorted(
+        benchmark.Timer("fn(*args)", globals={"fn": fn, "args": args}, num_threads=1)
+        .blocked_autorange(min_run_time=min_run_time)
+        .median
+        for _ in range(repeat)
+    )
+    return runs[0], runs[-1] / runs[0] - 1  # the best median, and how far the worst was above it
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    hz = clock_hz()
+    info = torch_uaccel.build_info()
+    print(
+        f"torch {torch.__version__}, CPU kernels {info['cpu_kernels']}, clock {hz / 1e9:.2f} GHz (measured), 1 thread"
+    )
+    elu, elu_backward = torch.ops.uaccel.elu.default, torch.ops.uaccel.elu_backward.default
+    silu, silu_backward = torch.ops.uaccel.silu.default, torch.ops.uaccel.silu_backward.default
+    r = args.repeat
+    for log2 in (16, 20):
+        n = 2**log2
+        forward = {}
+        for dtype in (torch.float32, torch.bfloat16):
+            x, g = torch.randn(n, dtype=dtype), torch.randn(n, dtype=dtype)
+            y = elu(x, 1.0)
+            times = {
+                "relu": seconds(torch.relu, x, repeat=r),
+                "mul": seconds(torch.mul, g, x, repeat=r),
+                "elu": seconds(elu, x, 1.0, repeat=r),
+                "F.elu": seconds(F.elu, x, 1.0, repeat=r),
+                "elu_backward from input": seconds(elu_backward, g, x, -0.5, False, repeat=r),
+                "elu_backward from result": seconds(elu_backward, g, y, 1.0, True, repeat=r),
+                "silu": seconds(silu, x, repeat=r),
+                "F.silu": seconds(F.silu, x, repeat=r),
+                "silu_backward": seconds(silu_backward, g, x, repeat=r),
+                "aten silu_backward": seconds(torch.ops.aten.silu_backward.default, g, x, repeat=r),
+            }
+            forward[dtype] = times["elu"][0]
+            name = str(dtype).removeprefix("torch.")
+            print(f"\n2^{log2} {name}: ns/element, cycles/element, ratio to its roof (spread between runs)")
+            for op, (t, spread) in times.items():
+                roof = "mul" if "backward" in op or op == "mul" else "relu"
+                ratio = f"{t / times[roof][0]:5.2f}x {roof}" if op not in ("relu", "mul") else ""
+                print(f"  {op:26s} {t / n * 1e9:6.3f} ns  {t / n * hz:5.2f} cyc  {ratio:12s} (+{spread:.0%})")
+            print(
+                f"  targets: elu {times['elu'][0] / times['relu'][0]:.2f}x relu (<= 2.75); backward from input "
+                f"{times['elu_backward from input'][0] / times['elu'][0]:.2f}x forward (<= 1.3); from result "
+                f"{times['elu_backward from result'][0] / times['mul'][0]:.2f}x mul (<= 1.5); silu "
+                f"{times['silu'][0] / times['F.silu'][0]:.2f}x F.silu (<= 1)"
+            )
+        print(
+            f"  target: bfloat16 forward / float32 forward = {forward[torch.bfloat16] / forward[torch.float32]:.2f} (<= 1)"
+        )
+    with memory.cpu_allocator():
+        for dtype in (torch.float32, torch.bfloat16):
+            x = torch.randn(2**24).to(dtype)
+            ours, _ = seconds(elu, x, 1.0, repeat=r)
+            clone, _ = seconds(torch.clone, x, repeat=r)
+            name = str(dtype).removeprefix("torch.")
+            print(f"\n2^24 {name} with the uaccel allocator: elu {ours / clone:.2f}x x.clone() (<= 1.25)")
+
+
+if __name__ == "__main__":
+    main()
