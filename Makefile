@@ -23,6 +23,8 @@ test: build
 	$(PY) -m pytest -q $(PYTEST_ARGS)
 
 bench: build
+	$(PY) benchmarks/bench_targets.py
+	$(PY) benchmarks/bench_per_call.py
 	$(PY) benchmarks/bench_elu.py
 	$(PY) benchmarks/bench_memory.py
 	$(PY) benchmarks/bench_copy.py
