@@ -158,14 +158,6 @@ at::vec::Vectorized<T> scaled_expm1_nonpositive(at::vec::Vectorized<T> x, at::ve
   return at::vec::fmadd(scale * s, r, at::vec::fmsub(scale, s, scale));
 }
 
-template <typename T>
-at::vec::Vectorized<T> expm1_nonpositive(at::vec::Vectorized<T> x) {
-  using Traits = detail::ExpTraits<T>;
-  const auto [s, r] =
-      detail::exp_parts<T, Traits::kOneStepExpm1>(at::vec::clamp_min(x, at::vec::Vectorized<T>(Traits::kExpm1Lowest)));
-  return at::vec::fmadd(s, r, s - at::vec::Vectorized<T>(T(1)));
-}
-
 // scale * exp(x) for x <= 0 (NaN stays NaN; 0 where exp(x) is below the smallest normal number).
 template <typename T>
 at::vec::Vectorized<T> scaled_exp_nonpositive(at::vec::Vectorized<T> x, at::vec::Vectorized<T> scale) {
