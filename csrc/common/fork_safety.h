@@ -13,7 +13,9 @@
 //
 // The rule that keeps the prepare step deadlock-free: while holding a registered mutex, never wait
 // for the GIL (Python's os.fork() holds it across the handlers), for another registered mutex, or for
-// anything else the forking thread may hold.
+// anything else the forking thread may hold. A lock of torch's that we call into (its traceback frames,
+// leak_tracker.cpp) is entered only while holding a registered mutex or the GIL, so no thread is inside
+// it at fork() either.
 #include <cstdint>
 #include <mutex>
 #include <new>

@@ -32,11 +32,18 @@ int64_t next_sequence = 0;                        // guarded by mutex
 std::unordered_set<int64_t> open_tokens;          // guarded by mutex
 Records live;                                     // guarded by mutex
 
+// Tracebacks and fork(). torch guards its Python frames with a mutex of its own
+// (`to_free_frames_mutex`, combined_traceback.cpp), which no fork handler of ours can take. gather()
+// locks it only while holding the GIL, which Python's os.fork() holds across fork(), so no thread is
+// inside it at that moment; destroying a traceback locks it *without* the GIL. So every traceback here
+// is destroyed while holding `mutex`, which the prepare step takes before fork(): no thread is then
+// inside torch's lock either, and a child never inherits it locked (seen before: 1 child in ~3000 hung
+// in gather(), the parent's thread having been destroying a record when fork() came).
+//
 // A forked child starts with no open block: what it allocates is not the parent's leak, and the
 // blocks other threads had open would never close there. A block the parent opened refuses to end
 // in the child (end() names why). The records are abandoned, not destroyed: a child step frees
-// nothing (fork_safety.h), and destroying a traceback takes torch's own lock, which a vanished
-// thread of the parent may have held.
+// nothing (fork_safety.h).
 void forget_blocks_in_child() {
   fork_safety::abandon_in_child(live);
   fork_safety::abandon_in_child(open_tokens);
@@ -65,27 +72,23 @@ void on_allocate(const void* ptr, size_t bytes, c10::Device device) {
   if (open_blocks.load(std::memory_order_relaxed) == 0 || ptr == nullptr) {
     return;
   }
-  Record record{bytes, device, 0, torch::CapturedTraceback::gather(/*python=*/true, /*script=*/false, /*cpp=*/false)};
-  // Declared before the lock, so whatever traceback it ends up holding dies after the lock is released.
+  // Gathered before the lock: gather() waits for the GIL, which a thread holding `mutex` must never do.
+  auto traceback = torch::CapturedTraceback::gather(/*python=*/true, /*script=*/false, /*cpp=*/false);
   const std::lock_guard<std::mutex> lock(mutex);
   if (open_tokens.empty()) {
-    return;  // the last block closed meanwhile
+    traceback.reset();  // the last block closed meanwhile; destroyed under the lock (see above)
+    return;
   }
-  record.sequence = next_sequence++;
-  // An address freed while no block was open may still have a record: the old one is swapped out.
-  // (try_emplace leaves `record` untouched when the key exists.)
-  if (const auto [it, inserted] = live.try_emplace(ptr, std::move(record)); !inserted) {
-    std::swap(it->second, record);
-  }
+  // An address freed while no block was open may still have a record: it is replaced.
+  live.insert_or_assign(ptr, Record{bytes, device, next_sequence++, std::move(traceback)});
 }
 
 void on_free(const void* ptr) {
   if (open_blocks.load(std::memory_order_relaxed) == 0) {
     return;
   }
-  Records::node_type forgotten;  // destroyed after the lock is released
   const std::lock_guard<std::mutex> lock(mutex);
-  forgotten = live.extract(ptr);
+  live.erase(ptr);
 }
 
 int64_t begin() {
@@ -97,8 +100,7 @@ int64_t begin() {
 }
 
 std::vector<Leak> end(int64_t token) {
-  std::vector<std::pair<int64_t, Record>> leaked;
-  Records finished;  // destroyed after the lock is released
+  std::vector<std::pair<int64_t, Record>> leaked;  // copies: described outside the lock (GIL)
   {
     const std::lock_guard<std::mutex> lock(mutex);
     TORCH_CHECK(
@@ -116,7 +118,7 @@ std::vector<Leak> end(int64_t token) {
     }
     open_blocks.store(static_cast<int>(open_tokens.size()));
     if (open_tokens.empty()) {
-      std::swap(finished, live);  // the outermost block closed: nobody needs the records any more
+      live.clear();  // the outermost block closed: nobody needs the records any more
     }
   }
   std::sort(leaked.begin(), leaked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -125,6 +127,8 @@ std::vector<Leak> end(int64_t token) {
   for (const auto& [sequence, record] : leaked) {
     leaks.push_back(Leak{static_cast<int64_t>(record.bytes), record.device.str(), describe(record.traceback.get())});
   }
+  const std::lock_guard<std::mutex> lock(mutex);
+  leaked.clear();  // the last references to the tracebacks may be these copies
   return leaks;
 }
 
