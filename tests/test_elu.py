@@ -32,6 +32,20 @@ def test_forward_keeps_relative_precision_near_zero(device, dtype):
     assert relative_error < 4 * torch.finfo(dtype).eps
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_half_types_round_ties_to_even(device, dtype):
+    """The backward from the result is g * (y + alpha): with g = 1, alpha = 1 and y an odd multiple of a
+    quarter of eps in (-1/2, 0), y + 1 lies exactly halfway between two numbers of the dtype."""
+    quarter = torch.finfo(dtype).eps / 4
+    odd = torch.arange(1, int(0.5 / quarter), 2, dtype=torch.float64)
+    y = (-odd * quarter).to(device=device, dtype=dtype)
+    g = torch.ones_like(y)
+    out = torch.ops.uaccel.elu_backward(g, y, 1.0, True, 1.0, 1.0)
+    expected = (y.double() + 1).to(dtype)  # torch's rounding: to nearest, ties to even
+    assert y.numel() % 32 == 0  # every element on the vector path
+    assert torch.equal(out.view(torch.int16), expected.view(torch.int16))
+
+
 @pytest.mark.parametrize("kind", ["op", "function"])
 @pytest.mark.parametrize("alpha", ALPHAS)
 def test_backward_saves_output_when_alpha_nonnegative(device, alpha, kind):

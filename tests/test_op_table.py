@@ -47,6 +47,26 @@ def test_gradcheck_and_gradgradcheck(device, row):
             ), sample
 
 
+HALF_TYPES = (torch.float16, torch.bfloat16)
+
+
+@pytest.mark.parametrize(
+    ("row", "dtype"), [_param(row, dtype) for row in OPS for dtype in HALF_TYPES if row.overload is not None]
+)
+def test_half_types_round_the_float_kernel_once(device, row, dtype):
+    """A half-type kernel widens in registers, runs the float math and narrows: its bits are the float
+    kernel's on the same values, rounded to nearest even (NaN stays NaN). 16k + 3 elements: full vectors
+    of either type line up, then both take the scalar tail."""
+    gen = torch.Generator().manual_seed(0)
+    x = torch.randn(4099, generator=gen) * 4
+    info = torch.finfo(dtype)
+    x[:8] = torch.tensor([float("nan"), float("inf"), -float("inf"), 0.0, -0.0, info.tiny, info.max, -info.max])
+    inputs = row.plain_inputs(x.to(device, dtype))
+    ours = row.run(*inputs)
+    expected = row.run(*(t.float() for t in inputs)).to(dtype)
+    torch.testing.assert_close(ours, expected, rtol=0, atol=0, equal_nan=True)
+
+
 def _opcheck_cases():
     for row in OPS:
         if row.overload is None or not row.opcheck:

@@ -50,6 +50,7 @@ struct ExpTraits<float> {
   static constexpr float kLn2Lo = -2.12194440e-4f;
   static constexpr float kExpm1Lowest = -17.5f;  // e^x < 2^-25 below: expm1(x) rounds to -1
   static constexpr float kExpLowest = -87.33654f;  // below, exp(x) is subnormal: flushed to 0
+  static constexpr float kExpVanishes = -88.0f;    // n = -127 here: the shifted 2^n is 0
   // q(t) = c2 + c3 t + ... + c6 t^4: a weighted minimax fit of (e^t - 1 - t) / t^2 on |t| <= ln2/2
   // (Lawson's algorithm in float64, then rounded to float).
   static constexpr std::array<float, 5> kQ = {
@@ -68,6 +69,7 @@ struct ExpTraits<double> {
   static constexpr double kLn2Lo = 1.90821492927058770002e-10;
   static constexpr double kExpm1Lowest = -37.5;  // e^x < 2^-54 below
   static constexpr double kExpLowest = -708.3964185322641;  // exp(x) < 2^-1022 below
+  static constexpr double kExpVanishes = -709.0;              // n = -1023
   static constexpr std::array<double, 12> kQ = {inverse_factorial(2),  inverse_factorial(3),  inverse_factorial(4),
                                                 inverse_factorial(5),  inverse_factorial(6),  inverse_factorial(7),
                                                 inverse_factorial(8),  inverse_factorial(9),  inverse_factorial(10),
@@ -94,15 +96,11 @@ at::vec::Vectorized<I> shift_left(at::vec::Vectorized<I> bits) {
 #endif
 }
 
-template <typename T>
-struct ExpParts {
-  at::vec::Vectorized<T> two_to_n;  // 2^n
-  at::vec::Vectorized<T> expm1_t;   // e^t - 1
-};
-
-// x = n ln2 + t for x in [Traits::kExpLowest, 0] (or NaN, which stays NaN in expm1_t).
-template <typename T, bool kOneStep>
-ExpParts<T> exp_parts(at::vec::Vectorized<T> x) {
+// x = n ln2 + t for x in [Traits::kExpVanishes, 0] (or NaN, which stays NaN in e^t - 1): returns
+// reconstruct(2^n, e^t - 1). A callback, not a returned pair: GCC kept a dead copy of a returned
+// struct of vectors on the stack, one store more per vector.
+template <typename T, bool kOneStep, typename Reconstruct>
+at::vec::Vectorized<T> exp_parts(at::vec::Vectorized<T> x, const Reconstruct& reconstruct) {
   using Vec = at::vec::Vectorized<T>;
   using Traits = ExpTraits<T>;
   const Vec biased = at::vec::fmadd(x, Vec(Traits::kLog2e), Vec(Traits::kMagic));
@@ -121,7 +119,7 @@ ExpParts<T> exp_parts(at::vec::Vectorized<T> x) {
   for (size_t k = (kTerms - 1) / 2 * 2; k >= 2; k -= 2) {
     q = at::vec::fmadd(q, t2, pair(k - 2));
   }
-  return {two_to_n, at::vec::fmadd(q, t2, t)};
+  return reconstruct(two_to_n, at::vec::fmadd(q, t2, t));
 }
 
 } // namespace detail
@@ -153,27 +151,32 @@ template <typename T>
 at::vec::Vectorized<T> scaled_expm1_nonpositive(at::vec::Vectorized<T> x, at::vec::Vectorized<T> scale) {
   using Traits = detail::ExpTraits<T>;
   // clamp_min keeps NaN (and, unlike maximum, costs one instruction).
-  const auto [s, r] =
-      detail::exp_parts<T, Traits::kOneStepExpm1>(at::vec::clamp_min(x, at::vec::Vectorized<T>(Traits::kExpm1Lowest)));
-  return at::vec::fmadd(scale * s, r, at::vec::fmsub(scale, s, scale));
+  const auto clamped = at::vec::clamp_min(x, at::vec::Vectorized<T>(Traits::kExpm1Lowest));
+  return detail::exp_parts<T, Traits::kOneStepExpm1>(clamped, [&](auto s, auto r) {
+    return at::vec::fmadd(scale * s, r, at::vec::fmsub(scale, s, scale));
+  });
 }
 
-// scale * exp(x) for x <= 0 (NaN stays NaN; 0 where exp(x) is below the smallest normal number).
+// scale * exp(x) for x <= 0 (NaN stays NaN). x is clamped where n reaches the bias's lowest: there the
+// shift makes 2^n 0 (an empty exponent field), so the result is 0 with no blend, from x < -87.68 on
+// (float; double: -708.75). Above, 2^n and scale * 2^n are normal unless the scale is below 1: the
+// product (a gradient) keeps its precision even where exp(x) alone would be subnormal.
 template <typename T>
 at::vec::Vectorized<T> scaled_exp_nonpositive(at::vec::Vectorized<T> x, at::vec::Vectorized<T> scale) {
   using Vec = at::vec::Vectorized<T>;
-  const Vec lowest(detail::ExpTraits<T>::kExpLowest);
-  const auto [s, r] = detail::exp_parts<T, false>(at::vec::clamp_min(x, lowest));
-  const Vec scaled = scale * s;
-  return Vec::blendv(at::vec::fmadd(scaled, r, scaled), Vec(T(0)), x < lowest);
+  return detail::exp_parts<T, false>(at::vec::clamp_min(x, Vec(detail::ExpTraits<T>::kExpVanishes)), [&](Vec s, Vec r) {
+    const Vec scaled = scale * s;
+    return at::vec::fmadd(scaled, r, scaled);
+  });
 }
 
 template <typename T>
 at::vec::Vectorized<T> exp_nonpositive(at::vec::Vectorized<T> x) {
   using Vec = at::vec::Vectorized<T>;
   const Vec lowest(detail::ExpTraits<T>::kExpLowest);
-  const auto [s, r] = detail::exp_parts<T, false>(at::vec::clamp_min(x, lowest));
-  return Vec::blendv(at::vec::fmadd(s, r, s), Vec(T(0)), x < lowest);
+  const Vec exp =
+      detail::exp_parts<T, false>(at::vec::clamp_min(x, lowest), [](Vec s, Vec r) { return at::vec::fmadd(s, r, s); });
+  return Vec::blendv(exp, Vec(T(0)), x < lowest);
 }
 
 } // namespace CPU_CAPABILITY

@@ -41,17 +41,18 @@ struct Forward {
   }
 #ifdef CPU_CAPABILITY
   Vec<T> vec(Vec<T> x) const {
-    const Vec<T> poscoef(c.poscoef);
+    // Multiplies by 1 skipped (scale: ELU, CELU; input_scale: ELU, SELU): each is a step on the FMA pipes.
+    const auto positive = c.poscoef == T(1) ? x : x * Vec<T>(c.poscoef);
     if (C10_UNLIKELY(cpu::no_sign_bit(x))) {  // unsigned NaN lanes too: NaN either way
-      return x * poscoef;
+      return positive;
     }
     const auto nonnegative = x >= Vec<T>(T(0));  // NaN lanes take the negative side: NaN
-    const auto scaled = c.negiptcoef == T(1) ? x : x * Vec<T>(c.negiptcoef);  // ELU, SELU: one step less
+    const auto scaled = c.negiptcoef == T(1) ? x : x * Vec<T>(c.negiptcoef);
     // A negative input_scale makes the exponent positive: then Sleef's expm1, for every x.
     const Vec<T> negcoef(c.negcoef);
     const auto negative =
         c.negiptcoef >= T(0) ? cpu::scaled_expm1_nonpositive(scaled, negcoef) : negcoef * scaled.expm1();
-    return Vec<T>::blendv(negative, x * poscoef, nonnegative);
+    return Vec<T>::blendv(negative, positive, nonnegative);
   }
 #endif
 };
@@ -66,11 +67,11 @@ struct BackwardFromInput {
 #ifdef CPU_CAPABILITY
   Vec<T> vec(Vec<T> g, Vec<T> x) const {
     const auto negative = x <= Vec<T>(T(0));
-    const auto positive_side = g * Vec<T>(c.poscoef);
+    const auto positive_side = c.poscoef == T(1) ? g : g * Vec<T>(c.poscoef);  // as in Forward
     if (C10_UNLIKELY(negative.zero_mask() == (1 << Vec<T>::size()) - 1)) {
       return positive_side;
     }
-    const auto scaled = c.negiptcoef == T(1) ? x : x * Vec<T>(c.negiptcoef);  // ELU, SELU: one step less
+    const auto scaled = c.negiptcoef == T(1) ? x : x * Vec<T>(c.negiptcoef);
     const auto factor = g * Vec<T>(c.negiptcoef * c.negcoef);
     const auto negative_side =
         c.negiptcoef >= T(0) ? cpu::scaled_exp_nonpositive(scaled, factor) : factor * scaled.exp();
