@@ -63,7 +63,9 @@ void floating(const char* op, const char* name, const at::Tensor& t) {
 }
 
 void same_dtype(const char* op, const char* a_name, const at::Tensor& a, const char* b_name, const at::Tensor& b) {
-  same(op, "dtype", a_name, dtype_name(a.scalar_type()), b_name, dtype_name(b.scalar_type()));
+  if (a.scalar_type() != b.scalar_type()) {  // the names are spelled only for the message
+    same(op, "dtype", a_name, dtype_name(a.scalar_type()), b_name, dtype_name(b.scalar_type()));
+  }
 }
 
 void same_shape(const char* op, const char* a_name, const at::Tensor& a, const char* b_name, const at::Tensor& b) {

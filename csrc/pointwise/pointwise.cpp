@@ -1,4 +1,5 @@
 // The CPU implementations and the autograd of every pointwise op (csrc/ops/*.h).
+#include <ATen/EmptyTensor.h>
 #include <torch/library.h>
 
 #include <cctype>
@@ -36,6 +37,11 @@ struct CpuStubs {
     backward_stub<Op>(iter, scalars...);
   }
   static constexpr bool kDense = true;
+  // A dense kernel's output, allocated as ATen's CPU kernels allocate theirs: no empty op through the
+  // dispatcher on every call.
+  static at::Tensor empty_dense(const at::Tensor& like, at::MemoryFormat format) {
+    return at::detail::empty_cpu(like.sizes(), like.scalar_type(), /*pin_memory=*/false, format);
+  }
   template <typename... A>
   static void forward_dense(const at::Tensor& out, const at::Tensor& self, const A&... scalars) {
     forward_dense_stub<Op>(out, self, scalars...);

@@ -200,8 +200,8 @@ struct NoDeviceGuard {
 
 // The op's implementations on one device: the shared checks and the iterator, then `Run::forward`
 // or `Run::backward` (the CPU's dispatch points, or the CUDA kernels) under `Guard` (the device's).
-// Where `Run` has dense kernels (Run::kDense) and the tensors are contiguous in one format, no iterator:
-// its set-up is most of what a call on a small tensor costs.
+// Where `Run` has dense kernels (Run::kDense, Run::empty_dense) and the tensors are contiguous in one format, no
+// iterator: its set-up is most of what a call on a small tensor costs.
 template <typename Op, typename Run, typename Guard, typename S = Scalars<Op>, typename B = BackwardScalars<Op>>
 struct Implementations;
 template <typename Op, typename Run, typename Guard, typename... S, typename... B>
@@ -214,7 +214,7 @@ struct Implementations<Op, Run, Guard, std::tuple<S...>, std::tuple<B...>> {
     if constexpr (kDense) {
       if (const auto format = elementwise::common_contiguous_format(self, self)) {
         checks::floating(op, "self", self);
-        auto out = at::empty(self.sizes(), self.options().memory_format(*format));
+        auto out = Run::empty_dense(self, *format);
         Run::forward_dense(out, self, scalars...);
         return out;
       }
@@ -249,7 +249,7 @@ struct Implementations<Op, Run, Guard, std::tuple<S...>, std::tuple<B...>> {
       if (const auto format = elementwise::common_contiguous_format(saved, grad_output)) {
         elementwise::check_binary(op, "grad_output", grad_output, saved_name, saved);
         check();
-        auto out = at::empty(saved.sizes(), saved.options().memory_format(*format));
+        auto out = Run::empty_dense(saved, *format);
         Run::backward_dense(out, grad_output, saved, scalars...);
         return out;
       }
