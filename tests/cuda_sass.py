@@ -34,7 +34,9 @@ DENSE_FUNCTORS = {  # op::functor: inputs
     "silu::Forward": 1,
     "silu::Backward": 2,
 }
-FLAT_KERNEL = re.compile(r"flat_kernel<(\d+), ([\w:]+), (\d+), uaccel::ops::(\w+)::(?:CPU_CAPABILITY::)?(\w+)<\w+>\s*>")
+FLAT_KERNEL = re.compile(
+    r"flat_kernel<(\d+), ([\w:]+), (\d+), uaccel::ops::(\w+)::(?:CPU_CAPABILITY::)?(\w+)<\w+(?:, (?:true|false))?>\s*>"
+)
 
 
 def _package_binary(distribution: str, name: str) -> pathlib.Path | None:

@@ -128,50 +128,66 @@ void map_strided(char* const* data, const int64_t* strides, int64_t n, const Op&
   }
 }
 
+// loop(op), or, where the op has `specialize(loop)`, loop(a copy of op whose run-time choices for the
+// case at hand are compile-time constants, see ops/elu.h). A loop over two vectors per step (half types)
+// keeps no test of them inside: GCC unswitches the one-vector loop, not that one.
+template <typename Op, typename Loop>
+void specialized(const Op& op, const Loop& loop) {
+  if constexpr (requires { op.specialize(loop); }) {
+    op.specialize(loop);
+  } else {
+    loop(op);
+  }
+}
+
 } // namespace detail
 
 // Runs `op` over n elements laid out alike in memory (dense tensors with one layout), in parallel over
 // ATen's grain size: no TensorIterator to build, which is most of a small tensor's cost.
 template <typename scalar_t, size_t N, typename Op>
-void elementwise_dense(scalar_t* out, const std::array<const scalar_t*, N>& in, int64_t n, const Op& op) {
-  at::parallel_for(0, n, at::internal::GRAIN_SIZE, [&](int64_t begin, int64_t end) {
-    std::array<const scalar_t*, N> from;
-    for (size_t k = 0; k < N; ++k) {
-      from[k] = in[k] + begin;
-    }
-    detail::map_contiguous(out + begin, from, end - begin, op);
+void elementwise_dense(scalar_t* out, const std::array<const scalar_t*, N>& in, int64_t n, const Op& any_op) {
+  detail::specialized(any_op, [&](const auto& op) {
+    at::parallel_for(0, n, at::internal::GRAIN_SIZE, [&](int64_t begin, int64_t end) {
+      std::array<const scalar_t*, N> from;
+      for (size_t k = 0; k < N; ++k) {
+        from[k] = in[k] + begin;
+      }
+      detail::map_contiguous(out + begin, from, end - begin, op);
+    });
   });
 }
 
 // Runs `op` over `iter` (one output, N inputs, all of dtype scalar_t).
 template <typename scalar_t, size_t N, typename Op>
-void elementwise(at::TensorIteratorBase& iter, const Op& op) {
+void elementwise(at::TensorIteratorBase& iter, const Op& any_op) {
   TORCH_INTERNAL_ASSERT(iter.ninputs() == static_cast<int>(N) && iter.noutputs() == 1);
   constexpr int kTensors = N + 1;
-  iter.for_each(
-      [&](char** data, const int64_t* strides, int64_t size0, int64_t size1) {
-        const int64_t* outer_strides = strides + kTensors;
-        const bool contiguous = std::all_of(strides, strides + kTensors, [](int64_t s) {
-          return s == static_cast<int64_t>(sizeof(scalar_t));
-        });
-        std::array<char*, kTensors> ptrs;
-        std::copy(data, data + kTensors, ptrs.begin());
-        for (int64_t outer = 0; outer < size1; ++outer) {
-          if (contiguous) {
-            std::array<const scalar_t*, N> in;
-            for (size_t k = 0; k < N; ++k) {
-              in[k] = reinterpret_cast<const scalar_t*>(ptrs[k + 1]);
+  detail::specialized(any_op, [&](const auto& op) {
+    iter.for_each(
+        [&](char** data, const int64_t* strides, int64_t size0, int64_t size1) {
+          const int64_t* outer_strides = strides + kTensors;
+          const bool contiguous = std::all_of(strides, strides + kTensors, [](int64_t s) {
+            return s == static_cast<int64_t>(sizeof(scalar_t));
+          });
+          std::array<char*, kTensors> ptrs;
+          std::copy(data, data + kTensors, ptrs.begin());
+          for (int64_t outer = 0; outer < size1; ++outer) {
+            if (contiguous) {
+              std::array<const scalar_t*, N> in;
+              for (size_t k = 0; k < N; ++k) {
+                in[k] = reinterpret_cast<const scalar_t*>(ptrs[k + 1]);
+              }
+              detail::map_contiguous(reinterpret_cast<scalar_t*>(ptrs[0]), in, size0, op);
+            } else {
+              detail::map_strided<scalar_t>(ptrs.data(), strides, size0, op, std::make_index_sequence<N>{});
             }
-            detail::map_contiguous(reinterpret_cast<scalar_t*>(ptrs[0]), in, size0, op);
-          } else {
-            detail::map_strided<scalar_t>(ptrs.data(), strides, size0, op, std::make_index_sequence<N>{});
+            for (int k = 0; k < kTensors; ++k) {
+              ptrs[k] += outer_strides[k];
+            }
           }
-          for (int k = 0; k < kTensors; ++k) {
-            ptrs[k] += outer_strides[k];
-          }
-        }
-      },
-      at::internal::GRAIN_SIZE);
+        },
+        at::internal::GRAIN_SIZE);
+  });
 }
 
 } // namespace CPU_CAPABILITY

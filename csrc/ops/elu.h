@@ -30,10 +30,25 @@ Coefficients<T> coefficients(const at::Scalar& alpha, const at::Scalar& scale, c
   return {alpha.to<T>() * scale.to<T>(), scale.to<T>(), input_scale.to<T>()};
 }
 
+#ifdef CPU_CAPABILITY
+// ELU's own coefficients (scale = input_scale = 1) as a compile-time case of a functor: its `specialize`
+// hands the CPU loops (cpu::detail::specialized) the copy for the case at hand, so the loops hold no test
+// of the coefficients (bare loop, bfloat16 forward, 2^16, Zen 3: 0.54 -> 0.48 ns per element; float32
+// unchanged, GCC unswitched its loop already). CUDA runs the general copy: its tests are uniform branches.
+template <template <typename, bool> typename Functor, typename T, typename Loop>
+void specialize_unit_scales(const Functor<T, false>& op, const Loop& loop) {
+  if (op.c.poscoef == T(1) && op.c.negiptcoef == T(1)) {
+    loop(Functor<T, true>{op.c});
+  } else {
+    loop(op);
+  }
+}
+#endif
+
 // expm1, not exp(x) - 1: the latter loses every significant digit for |x| near 0. The vector form
 // skips the exponential when no lane is on the negative side, which is most vectors of a typical
 // activation tensor.
-template <typename T>
+template <typename T, bool kUnitScales = false>
 struct Forward {
   Coefficients<T> c;
   C10_HOST_DEVICE T operator()(T x) const {
@@ -42,23 +57,28 @@ struct Forward {
 #ifdef CPU_CAPABILITY
   Vec<T> vec(Vec<T> x) const {
     // Multiplies by 1 skipped (scale: ELU, CELU; input_scale: ELU, SELU): each is a step on the FMA pipes.
-    const auto positive = c.poscoef == T(1) ? x : x * Vec<T>(c.poscoef);
+    const auto positive = kUnitScales || c.poscoef == T(1) ? x : x * Vec<T>(c.poscoef);
     if (C10_UNLIKELY(cpu::no_sign_bit(x))) {  // unsigned NaN lanes too: NaN either way
       return positive;
     }
     const auto nonnegative = x >= Vec<T>(T(0));  // NaN lanes take the negative side: NaN
-    const auto scaled = c.negiptcoef == T(1) ? x : x * Vec<T>(c.negiptcoef);
+    const auto scaled = kUnitScales || c.negiptcoef == T(1) ? x : x * Vec<T>(c.negiptcoef);
     // A negative input_scale makes the exponent positive: then Sleef's expm1, for every x.
     const Vec<T> negcoef(c.negcoef);
     const auto negative =
-        c.negiptcoef >= T(0) ? cpu::scaled_expm1_nonpositive(scaled, negcoef) : negcoef * scaled.expm1();
+        kUnitScales || c.negiptcoef >= T(0) ? cpu::scaled_expm1_nonpositive(scaled, negcoef) : negcoef * scaled.expm1();
     return Vec<T>::blendv(negative, positive, nonnegative);
+  }
+  template <typename Loop>
+    requires(!kUnitScales)
+  void specialize(const Loop& loop) const {
+    specialize_unit_scales<Forward>(*this, loop);
   }
 #endif
 };
 
 // saved = x:  dx = g * scale where x > 0, else g * input_scale * alpha * scale * exp(input_scale * x).
-template <typename T>
+template <typename T, bool kUnitScales = false>
 struct BackwardFromInput {
   Coefficients<T> c;
   C10_HOST_DEVICE T operator()(T g, T x) const {
@@ -67,15 +87,20 @@ struct BackwardFromInput {
 #ifdef CPU_CAPABILITY
   Vec<T> vec(Vec<T> g, Vec<T> x) const {
     const auto negative = x <= Vec<T>(T(0));
-    const auto positive_side = c.poscoef == T(1) ? g : g * Vec<T>(c.poscoef);  // as in Forward
+    const auto positive_side = kUnitScales || c.poscoef == T(1) ? g : g * Vec<T>(c.poscoef);  // as in Forward
     if (C10_UNLIKELY(negative.zero_mask() == (1 << Vec<T>::size()) - 1)) {
       return positive_side;
     }
-    const auto scaled = c.negiptcoef == T(1) ? x : x * Vec<T>(c.negiptcoef);
+    const auto scaled = kUnitScales || c.negiptcoef == T(1) ? x : x * Vec<T>(c.negiptcoef);
     const auto factor = g * Vec<T>(c.negiptcoef * c.negcoef);
     const auto negative_side =
-        c.negiptcoef >= T(0) ? cpu::scaled_exp_nonpositive(scaled, factor) : factor * scaled.exp();
+        kUnitScales || c.negiptcoef >= T(0) ? cpu::scaled_exp_nonpositive(scaled, factor) : factor * scaled.exp();
     return Vec<T>::blendv(positive_side, negative_side, negative);
+  }
+  template <typename Loop>
+    requires(!kUnitScales)
+  void specialize(const Loop& loop) const {
+    specialize_unit_scales<BackwardFromInput>(*this, loop);
   }
 #endif
 };
