@@ -1,6 +1,7 @@
 """What is ELU's own, beyond the generic checks every op-table row gets (tests/test_op_table.py):
 precision near zero, what the backward saves, the module as a drop-in (alpha as F.elu takes it,
-TorchScript), and 64-bit indexing."""
+TorchScript), the wrappers' reach to Python's override points (they skip OpOverload.__call__), and
+64-bit indexing."""
 
 import io
 import warnings
@@ -183,6 +184,47 @@ def test_modules_script_with_torchscript(device, module):
 def test_functions_script_with_torchscript(ours, theirs, args):
     x = torch.randn(40, dtype=torch.float64)
     torch.testing.assert_close(_scripted(ours)(x, *args), theirs(x, *args))
+
+
+WRAPPERS = [
+    ("elu", lambda x, inplace: torch_uaccel.elu(x, 0.4, inplace)),
+    ("elu", lambda x, inplace: torch_uaccel.selu(x, inplace)),
+    ("elu", lambda x, inplace: torch_uaccel.celu(x, 0.6, inplace)),
+    ("silu", lambda x, inplace: torch_uaccel.silu(x, inplace)),
+]
+
+
+@pytest.mark.parametrize("inplace", [False, True])
+@pytest.mark.parametrize(("op", "wrapper"), WRAPPERS, ids=["elu", "selu", "celu", "silu"])
+def test_wrappers_reach_every_python_override(op, wrapper, inplace):
+    """The wrappers call the ops' C++ entry point, not OpOverload.__call__: torch function modes, tensor
+    subclasses' __torch_function__ and FX's symbolic tracing must still see each call, as the overload."""
+    overload = getattr(torch.ops.uaccel, op + ("_" if inplace else "")).default
+    seen = []
+
+    class Record(torch.overrides.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            seen.append(func)
+            return func(*args, **(kwargs or {}))
+
+    class Tagged(torch.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            seen.append(func)
+            return super().__torch_function__(func, types, args, kwargs or {})
+
+    x = torch.randn(7)
+    expected = wrapper(x.clone(), False)
+    plain, subclassed = x.clone(), x.clone().as_subclass(Tagged)
+    with Record():
+        out = wrapper(plain, inplace)
+    assert seen == [overload] and torch.equal(out, expected)
+    seen.clear()
+    tagged = wrapper(subclassed, inplace)
+    assert seen == [overload] and type(tagged) is Tagged and torch.equal(tagged.as_subclass(torch.Tensor), expected)
+    traced = torch.fx.symbolic_trace(lambda t: wrapper(t, inplace))
+    assert [n.target for n in traced.graph.nodes if n.op == "call_function"] == [overload]
+    assert torch.equal(traced(x.clone()), expected)
 
 
 @pytest.mark.cuda
