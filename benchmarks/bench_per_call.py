@@ -3,15 +3,18 @@ math is nothing (1 element) and where it begins to count (2^10 elements), 1 thre
 
 For each activation: the op overload (`torch.ops.uaccel.<op>.default` against `torch.ops.aten.<op>`),
 the function (`torch_uaccel.<op>` against `F.<op>`), the module's forward, and a training step (the
-module forward, `.sum()`, `.backward()`: our autograd Node against ATen's). Medians of
-torch.utils.benchmark's blocked_autorange, microseconds, with the interquartile range; `--repeat`
-runs everything again in the same process so the spread between runs shows too.
+module forward, `.sum()`, `.backward()`: our autograd Node against ATen's). Paired, because the
+machine's speed drifts within seconds: `--rounds` rounds per case, each timing ours and then ATen's
+(medians of torch.utils.benchmark's blocked_autorange); printed are the median over rounds of each
+time, in microseconds, and the median of the rounds' ratios with their range. `--repeat` runs
+everything again in the same process.
 
-    python benchmarks/bench_per_call.py [--repeat 2] [--json out.json]
+    python benchmarks/bench_per_call.py [--repeat 2] [--rounds 5] [--json out.json]
 """
 
 import argparse
 import json
+import statistics
 
 import torch
 import torch.nn.functional as F
@@ -44,30 +47,32 @@ def cases():
 
 
 def measure(fn, x, min_run_time):
-    m = benchmark.Timer("fn(x)", globals={"fn": fn, "x": x}, num_threads=1).blocked_autorange(min_run_time=min_run_time)
-    return m.median * 1e6, m.iqr * 1e6
+    timer = benchmark.Timer("fn(x)", globals={"fn": fn, "x": x}, num_threads=1)
+    return timer.blocked_autorange(min_run_time=min_run_time).median * 1e6
 
 
-def run(sizes, min_run_time):
+def run(sizes, min_run_time, rounds):
     rows = []
     for size in sizes:
         for name, ours, theirs, requires_grad in cases():
             x = torch.randn(size).requires_grad_(requires_grad)
-            (ours_us, ours_iqr), (aten_us, aten_iqr) = measure(ours, x, min_run_time), measure(theirs, x, min_run_time)
+            pairs = [(measure(ours, x, min_run_time), measure(theirs, x, min_run_time)) for _ in range(rounds)]
+            ours_us, aten_us = (statistics.median(times) for times in zip(*pairs, strict=True))
+            ratios = sorted(o / a for o, a in pairs)
             rows.append(
                 {
                     "case": name,
                     "elements": size,
                     "ours_us": ours_us,
-                    "ours_iqr_us": ours_iqr,
                     "aten_us": aten_us,
-                    "aten_iqr_us": aten_iqr,
-                    "ratio": ours_us / aten_us,
+                    "ratio": statistics.median(ratios),
+                    "ratio_min": ratios[0],
+                    "ratio_max": ratios[-1],
                 }
             )
             print(
-                f"{name:22s} {size:6d}  ours {ours_us:7.2f} us (iqr {ours_iqr:5.2f})  "
-                f"ATen {aten_us:7.2f} us (iqr {aten_iqr:5.2f})  ratio {ours_us / aten_us:5.2f}",
+                f"{name:22s} {size:6d}  ours {ours_us:7.2f} us  ATen {aten_us:7.2f} us  "
+                f"ratio {statistics.median(ratios):5.2f} ({ratios[0]:.2f}-{ratios[-1]:.2f} over {rounds} rounds)",
                 flush=True,
             )
     return rows
@@ -77,14 +82,15 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=[1, 1024])
     parser.add_argument("--repeat", type=int, default=2)
-    parser.add_argument("--min-run-time", type=float, default=0.5)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--min-run-time", type=float, default=0.1, help="per measurement, seconds")
     parser.add_argument("--json", help="write the rows here")
     args = parser.parse_args()
     torch.set_num_threads(1)
     runs = []
     for i in range(args.repeat):
         print(f"-- run {i + 1} of {args.repeat}, torch {torch.__version__}, 1 thread")
-        runs.append(run(args.sizes, args.min_run_time))
+        runs.append(run(args.sizes, args.min_run_time, args.rounds))
     if args.json:
         with open(args.json, "w") as out:
             json.dump(runs, out, indent=1)
