@@ -22,7 +22,7 @@ from report import ROOT, machine_name, publish
 
 import torch_uaccel
 from torch_uaccel import inductor
-from torch_uaccel.benchmark import gradient_step, median_seconds, spread
+from torch_uaccel._testing.timing import gradient_step, median_seconds, spread
 
 VARIANTS = ("F.elu", "opaque", "decomposed")
 WIDTH = 256  # the Linear block's width: its matmuls dominate, as in a real MLP
@@ -103,7 +103,9 @@ def main(argv=None):
     machine = machine_name(args.device)
     result = {"machine": machine, "torch": torch.__version__, "numel": numel, "rows": rows}
     out = args.out or ROOT / "benchmarks" / "results" / f"compiled_{args.device}.json"
-    publish(f"compiled-{args.device}", out, result, markdown_table(rows, machine, numel), args.update_readme)
+    publish(
+        f"compiled-{args.device}", out, result, markdown_table(rows, machine, numel), args.update_readme, args.device
+    )
     return 0
 
 

@@ -14,7 +14,7 @@ import torch
 from report import ROOT, machine_name, publish
 
 import torch_uaccel
-from torch_uaccel.benchmark import median_seconds
+from torch_uaccel._testing.timing import median_seconds
 
 
 def synchronized(fn):
@@ -136,7 +136,14 @@ def main(argv=None):
     rows = cpu_rows(args.min_run_time) if args.device == "cpu" else cuda_rows(args.min_run_time)
     machine = machine_name(args.device)
     out = args.out or ROOT / "benchmarks" / "results" / f"copy_{args.device}.json"
-    publish(f"copy-{args.device}", out, {"machine": machine, "rows": rows}, markdown(rows, machine), args.update_readme)
+    publish(
+        f"copy-{args.device}",
+        out,
+        {"machine": machine, "rows": rows},
+        markdown(rows, machine),
+        args.update_readme,
+        args.device,
+    )
 
 
 if __name__ == "__main__":

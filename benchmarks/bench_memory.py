@@ -17,7 +17,7 @@ import torch
 from report import ROOT, machine_name, publish
 
 from torch_uaccel import memory
-from torch_uaccel.benchmark import median_seconds
+from torch_uaccel._testing.timing import median_seconds
 
 SIZES = [64, 4096, 1 << 16, 1 << 20, 16 << 20, 64 << 20]
 

@@ -13,14 +13,14 @@ everything again in the same process.
 """
 
 import argparse
-import json
 import statistics
 
 import torch
 import torch.nn.functional as F
-from torch.utils import benchmark
+from report import write_json
 
 import torch_uaccel
+from torch_uaccel._testing.timing import median_seconds
 
 
 def step(module):
@@ -46,9 +46,8 @@ def cases():
     ]
 
 
-def measure(fn, x, min_run_time):
-    timer = benchmark.Timer("fn(x)", globals={"fn": fn, "x": x}, num_threads=1)
-    return timer.blocked_autorange(min_run_time=min_run_time).median * 1e6
+def microseconds(fn, x, min_run_time):
+    return median_seconds(fn, x, min_run_time=min_run_time)[0] * 1e6
 
 
 def run(sizes, min_run_time, rounds):
@@ -56,7 +55,9 @@ def run(sizes, min_run_time, rounds):
     for size in sizes:
         for name, ours, theirs, requires_grad in cases():
             x = torch.randn(size).requires_grad_(requires_grad)
-            pairs = [(measure(ours, x, min_run_time), measure(theirs, x, min_run_time)) for _ in range(rounds)]
+            pairs = [
+                (microseconds(ours, x, min_run_time), microseconds(theirs, x, min_run_time)) for _ in range(rounds)
+            ]
             ours_us, aten_us = (statistics.median(times) for times in zip(*pairs, strict=True))
             ratios = sorted(o / a for o, a in pairs)
             rows.append(
@@ -92,5 +93,4 @@ if __name__ == "__main__":
         print(f"-- run {i + 1} of {args.repeat}, torch {torch.__version__}, 1 thread")
         runs.append(run(args.sizes, args.min_run_time, args.rounds))
     if args.json:
-        with open(args.json, "w") as out:
-            json.dump(runs, out, indent=1)
+        write_json(args.json, runs)

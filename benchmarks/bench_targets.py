@@ -18,10 +18,11 @@ import time
 
 import torch
 import torch.nn.functional as F
-from torch.utils import benchmark
+from report import write_json
 
 import torch_uaccel
 from torch_uaccel import memory
+from torch_uaccel._testing.timing import best_of
 
 CLOCK_SOURCE = r"""
 #include <stdint.h>
@@ -51,20 +52,12 @@ def clock_hz() -> float:
         return n / best
 
 
-def seconds(fn, *args, repeat, min_run_time=0.3):
-    runs = sorted(
-        benchmark.Timer("fn(*args)", globals={"fn": fn, "args": args}, num_threads=1)
-        .blocked_autorange(min_run_time=min_run_time)
-        .median
-        for _ in range(repeat)
-    )
-    return runs[0], runs[-1] / runs[0] - 1  # the best median, and how far the worst was above it
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--json", help="write the timings here, stamped (report.py)")
     args = parser.parse_args()
+    results = {}
     torch.set_num_threads(1)
     hz = clock_hz()
     info = torch_uaccel.build_info()
@@ -81,20 +74,24 @@ def main():
             x, g = torch.randn(n, dtype=dtype), torch.randn(n, dtype=dtype)
             y = elu(x, 1.0)
             times = {
-                "relu": seconds(torch.relu, x, repeat=r),
-                "mul": seconds(torch.mul, g, x, repeat=r),
-                "elu": seconds(elu, x, 1.0, repeat=r),
-                "F.elu": seconds(F.elu, x, 1.0, repeat=r),
-                "elu_backward from input": seconds(elu_backward, g, x, -0.5, False, repeat=r),
-                "elu_backward from result": seconds(elu_backward, g, y, 1.0, True, repeat=r),
-                "silu": seconds(silu, x, repeat=r),
-                "F.silu": seconds(F.silu, x, repeat=r),
-                "silu_backward": seconds(silu_backward, g, x, repeat=r),
-                "aten silu_backward": seconds(torch.ops.aten.silu_backward.default, g, x, repeat=r),
+                "relu": best_of(torch.relu, x, repeat=r),
+                "mul": best_of(torch.mul, g, x, repeat=r),
+                "elu": best_of(elu, x, 1.0, repeat=r),
+                "F.elu": best_of(F.elu, x, 1.0, repeat=r),
+                "elu_backward from input": best_of(elu_backward, g, x, -0.5, False, repeat=r),
+                "elu_backward from result": best_of(elu_backward, g, y, 1.0, True, repeat=r),
+                "silu": best_of(silu, x, repeat=r),
+                "F.silu": best_of(F.silu, x, repeat=r),
+                "silu_backward": best_of(silu_backward, g, x, repeat=r),
+                "aten silu_backward": best_of(torch.ops.aten.silu_backward.default, g, x, repeat=r),
             }
             forward[dtype] = times["elu"][0]
             name = str(dtype).removeprefix("torch.")
             print(f"\n2^{log2} {name}: ns/element, cycles/element, ratio to its roof (spread between runs)")
+            results[f"2^{log2} {name}"] = {
+                op: {"ns_per_element": t / n * 1e9, "cycles_per_element": t / n * hz, "spread": spread}
+                for op, (t, spread) in times.items()
+            }
             for op, (t, spread) in times.items():
                 roof = "mul" if "backward" in op or op == "mul" else "relu"
                 ratio = f"{t / times[roof][0]:5.2f}x {roof}" if op not in ("relu", "mul") else ""
@@ -111,10 +108,13 @@ def main():
     with memory.cpu_allocator():
         for dtype in (torch.float32, torch.bfloat16):
             x = torch.randn(2**24).to(dtype)
-            ours, _ = seconds(elu, x, 1.0, repeat=r)
-            clone, _ = seconds(torch.clone, x, repeat=r)
+            ours, _ = best_of(elu, x, 1.0, repeat=r)
+            clone, _ = best_of(torch.clone, x, repeat=r)
             name = str(dtype).removeprefix("torch.")
             print(f"\n2^24 {name} with the uaccel allocator: elu {ours / clone:.2f}x x.clone() (<= 1.25)")
+            results[f"2^24 {name} with the uaccel allocator"] = {"elu_over_clone": ours / clone}
+    if args.json:
+        write_json(args.json, {"clock_hz": hz, "timings": results})
 
 
 if __name__ == "__main__":

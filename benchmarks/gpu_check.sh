@@ -2,7 +2,7 @@
 # The one script a lent GPU machine runs: builds the extension there, runs the CUDA tests, the GPU
 # benchmarks, `python -m torch_uaccel`, the CUDA tests under compute-sanitizer (memcheck, racecheck)
 # and then the rest of the suite against that machine's torch, and writes everything under $OUT
-# (gpu_check.log, pytest_cuda.xml, pytest_rest.xml, bench_elu_cuda.json/.png, bench_copy_cuda.json,
+# (gpu_check.log, pytest_cuda.xml, pytest_rest.xml, bench_ops_cuda.json/.png, bench_copy_cuda.json,
 # bench_compiled_cuda.json).
 # Steps run most important first; each runs even if an earlier one failed, under its own time limit,
 # and all of them inside GPU_CHECK_SECONDS (a lease is short: a step that cannot fit is skipped and
@@ -62,7 +62,7 @@ sanitized=(tests/test_op_table.py tests/test_copy.py tests/test_copy_cuda.py tes
   fi
   step linkage 30 "${pytest[@]}" tests/test_library.py # that machine's toolchain once linked libstdc++.a
   step cuda_tests 150 "${pytest[@]}" "${parallel[@]}" -m cuda --junitxml="$OUT/pytest_cuda.xml"
-  step bench_elu 120 "$PY" benchmarks/bench_elu.py --device cuda --min-run-time 0.1 --out "$OUT/bench_elu_cuda.json"
+  step bench_ops 120 "$PY" benchmarks/bench_ops.py --device cuda --min-run-time 0.1 --out "$OUT/bench_ops_cuda.json"
   step bench_copy 45 "$PY" benchmarks/bench_copy.py --device cuda --out "$OUT/bench_copy_cuda.json"
   step main 60 "$PY" -m torch_uaccel
   step memcheck 90 compute-sanitizer --tool memcheck --error-exitcode 1 "${pytest[@]}" -x "${sanitized[@]}"

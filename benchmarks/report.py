@@ -1,9 +1,12 @@
-"""What the benchmark scripts share: naming the machine, and writing a table into benchmarks/README.md."""
+"""What the benchmark scripts share: naming the machine, stamping results with what produced them,
+and writing a table into benchmarks/README.md. Results go to benchmarks/results/ (not in git: the
+README tables are the numbers of record)."""
 
 import contextlib
 import json
 import pathlib
 import platform
+import subprocess
 
 import torch
 
@@ -22,6 +25,39 @@ def machine_name(device: str) -> str:
     )
 
 
+def commit() -> str:
+    """The checkout's commit, with "-dirty" when it has uncommitted changes; "unknown" outside git."""
+
+    def git(*args):
+        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+
+    try:
+        return git("rev-parse", "--short=12", "HEAD") + ("-dirty" if git("status", "--porcelain", "-uno") else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def stamp(device: str = "cpu") -> dict:
+    """What produced a result: commit, torch, the machine (CPU or GPU) and the CPU kernel path."""
+    import torch_uaccel
+
+    return {
+        "commit": commit(),
+        "torch": torch.__version__,
+        "torch_uaccel": torch_uaccel.__version__,
+        "machine": machine_name(device),
+        "cpu_kernels": torch_uaccel.build_info()["cpu_kernels"],
+    }
+
+
+def write_json(out: pathlib.Path, result, device: str = "cpu") -> None:
+    """`result` under "result", beside the stamp of what produced it."""
+    out = pathlib.Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"stamp": stamp(device), "result": result}, indent=1))
+    print(f"wrote {out}")
+
+
 def update_readme(section: str, table: str) -> None:
     """Replace what stands between <!-- bench:SECTION:start --> and <!-- bench:SECTION:end -->."""
     start, end = f"<!-- bench:{section}:start -->", f"<!-- bench:{section}:end -->"
@@ -31,12 +67,9 @@ def update_readme(section: str, table: str) -> None:
     readme.write_text(f"{head}{start}\n{table}\n{end}{tail}")
 
 
-def publish(section: str, out: pathlib.Path, result: dict, table: str, readme: bool) -> None:
-    """Write the JSON results, print the markdown table, and put it in the README if asked."""
-    out = pathlib.Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=1))
+def publish(section: str, out: pathlib.Path, result: dict, table: str, readme: bool, device: str = "cpu") -> None:
+    """Write the stamped JSON results, print the markdown table, and put it in the README if asked."""
     print(table)
     if readme:
         update_readme(section, table)
-    print(f"wrote {out}")
+    write_json(out, result, device)

@@ -7,6 +7,7 @@
 
 #include "common/checks.h"
 #include "common/cpu_capability.h"
+#include "pointwise/pointwise.h"
 
 namespace {
 
@@ -39,14 +40,16 @@ std::string build_info() {
 TORCH_LIBRARY(uaccel, m) {
   // Fake (meta) kernels are registered from Python, all in this module.
   m.set_python_module("torch_uaccel._fake");
-  // The ELU family (csrc/elu) with ATen's parameters: ELU is (alpha, 1, 1), SELU and CELU set
-  // scale and input_scale. Scalar, as ATen types them: torch.compile keeps them symbolic instead
-  // of compiling one graph per value. Tagged pointwise: torch_uaccel/_rules.py gives every pointwise
-  // op its vmap, DTensor and nested-tensor rules, and Inductor may recompute it instead of saving.
-  m.def("elu(Tensor self, Scalar alpha=0.1, Scalar scale=1, Scalar input_scale=1) -> Tensor", {at::Tag::pointwise});
+  // The ELU family (csrc/ops/elu.h) with ATen's parameters: ELU is (alpha, 1, 1), SELU and CELU set
+  // scale and input_scale. Scalar, as ATen types them: torch.compile keeps them symbolic instead of
+  // compiling one graph per value. alpha's default is ATen's, 1, written here only: the Python faces
+  // read it from the schema, and the C++ API's kEluDefaultAlpha is checked against it (tests/cpp).
+  // Tagged pointwise: torch_uaccel/_rules.py gives every pointwise op its vmap, DTensor and
+  // nested-tensor rules, and Inductor may recompute it instead of saving.
+  m.def("elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor", {at::Tag::pointwise});
   // In place, like nn.ELU(inplace=True); returns nothing so torch.compile can functionalize it
   // on every supported torch (the Python and C++ wrappers return `self`).
-  m.def("elu_(Tensor(a!) self, Scalar alpha=0.1, Scalar scale=1, Scalar input_scale=1) -> ()", {at::Tag::pointwise});
+  m.def("elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> ()", {at::Tag::pointwise});
   m.def(
       "elu_backward(Tensor grad_output, Tensor saved, Scalar alpha, bool is_result, Scalar scale=1, "
       "Scalar input_scale=1) -> Tensor",
@@ -60,7 +63,11 @@ TORCH_LIBRARY(uaccel, m) {
   // must say what the C++ checks say (torch_uaccel/_checks.py).
   m.def("_shared_facts() -> (str[], str[])", [] {
     std::vector<std::string> keys, values;
-    for (auto& [key, value] : uaccel::checks::shared_facts()) {
+    auto facts = uaccel::checks::shared_facts();
+    for (auto& message : uaccel::pointwise::message_templates()) {
+      facts.push_back(std::move(message));
+    }
+    for (auto& [key, value] : facts) {
       keys.push_back(std::move(key));
       values.push_back(std::move(value));
     }

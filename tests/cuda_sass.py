@@ -1,7 +1,7 @@
 """What can be checked of the CUDA kernels without a GPU: the machine code (SASS) that libuaccel
 carries, read with cuobjdump. For each kernel of one SASS arch (sm_90 by default): registers per
 thread, stack and local memory (a register spill shows as both, and as LDL/STL instructions), and
-the 128-bit global loads/stores (LDG.E.128 / STG.E.128) that the dense ELU kernels must keep
+the 128-bit global loads/stores (LDG.E.128 / STG.E.128) that the dense kernels must keep
 (csrc/common/cuda_loops.cuh's flat_kernel with 16-byte packs, instantiated by csrc/pointwise/pointwise_cuda.cu).
 tests/test_cuda_sass.py turns this into CI checks.
 
@@ -25,7 +25,7 @@ import shutil
 import subprocess
 import sys
 
-# The dense ELU kernels: flat_kernel<16 / sizeof(scalar_t), scalar_t, inputs, Op<opmath_t>>.
+# The dense kernels: flat_kernel<16 / sizeof(scalar_t), scalar_t, inputs, Op<opmath_t>>.
 DENSE_DTYPES = {"float": 4, "double": 8, "c10::Half": 2, "c10::BFloat16": 2}  # sizeof(scalar_t)
 DENSE_FUNCTORS = {  # op::functor: inputs
     "elu::Forward": 1,
@@ -117,8 +117,8 @@ class Kernel:
         return re.sub(r"\b[A-Za-z_]\w*::", "", text).replace(" >", ">")
 
     @property
-    def elu_dense(self) -> tuple[str, str] | None:
-        """(dtype, op) for a dense ELU kernel (16-byte packs), else None."""
+    def dense(self) -> tuple[str, str] | None:
+        """(dtype, op) for a dense kernel (16-byte packs), else None."""
         match = FLAT_KERNEL.search(self.name)
         if not match:
             return None
@@ -213,17 +213,17 @@ def analyse(library: pathlib.Path, arch: str = "sm_90") -> list[Kernel]:
 
 
 def problems(kernels: list[Kernel]) -> list[str]:
-    """What the CI checks fail on: no kernels, a dense ELU kernel missing or without 128-bit global
+    """What the CI checks fail on: no kernels, a dense kernel missing or without 128-bit global
     loads (one per input at least) and stores, any kernel with stack/local memory or LDL/STL."""
     found = []
     if not kernels:
         found.append("no kernels found")
-    dense = {k.elu_dense: k for k in kernels if k.elu_dense}
+    dense = {k.dense: k for k in kernels if k.dense}
     for dtype in DENSE_DTYPES:
         for op, inputs in DENSE_FUNCTORS.items():
             kernel = dense.get((dtype, op))
             if kernel is None:
-                found.append(f"dense ELU kernel flat_kernel<{16 // DENSE_DTYPES[dtype]}, {dtype}, {op}> not found")
+                found.append(f"dense kernel flat_kernel<{16 // DENSE_DTYPES[dtype]}, {dtype}, {op}> not found")
             elif kernel.loads_128 < inputs or kernel.stores_128 < 1:
                 found.append(f"{kernel.short_name}: {kernel.loads_128} LDG.128, {kernel.stores_128} STG.128")
     for kernel in kernels:
@@ -238,7 +238,7 @@ def report(kernels: list[Kernel], arch: str) -> str:
     width = max(len(k.short_name) for k in kernels)
     lines = [f"{'kernel (' + arch + ')':<{width}}  {'file':<20} regs  stack/local  LDG.128 STG.128"]
     for k in kernels:
-        mark = "  dense ELU" if k.elu_dense else ""
+        mark = "  dense" if k.dense else ""
         lines.append(
             f"{k.short_name:<{width}}  {k.source:<20} {k.registers:>4}  {k.stack:>5}/{k.local:<5}"
             f"  {k.loads_128:>7} {k.stores_128:>7}{mark}"
@@ -246,7 +246,7 @@ def report(kernels: list[Kernel], arch: str) -> str:
     regs = [k.registers for k in kernels]
     lines.append(
         f"{len(kernels)} kernels, {min(regs)}-{max(regs)} registers, "
-        f"{sum(1 for k in kernels if k.elu_dense)} dense ELU, "
+        f"{sum(1 for k in kernels if k.dense)} dense, "
         f"{sum(1 for k in kernels if k.stack or k.local or k.local_accesses)} with local memory"
     )
     return "\n".join(lines)

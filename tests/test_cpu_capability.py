@@ -11,6 +11,8 @@ import torch
 
 import torch_uaccel
 
+pytestmark = pytest.mark.cpu_kernels
+
 AVX2_FLAGS = ["avx2", "fma"]
 AVX512_FLAGS = [*AVX2_FLAGS, "avx512f", "avx512bw", "avx512vl", "avx512dq"]
 

@@ -1,5 +1,5 @@
 """The CUDA kernels' machine code, checked where no GPU is (tests/cuda_sass.py reads it with
-cuobjdump): the dense ELU kernels keep their 128-bit global loads and stores, and no uaccel kernel
+cuobjdump): the dense kernels keep their 128-bit global loads and stores, and no uaccel kernel
 uses local memory (no register spills, no stack). Skipped for a CPU-only build, or without the
 tools (pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm)."""
 
@@ -20,7 +20,7 @@ from cuda_sass import (
 import torch_uaccel
 from torch_uaccel import _library
 
-DENSE_ELU = [(dtype, op) for dtype in DENSE_DTYPES for op in DENSE_FUNCTORS]
+DENSE_KERNELS = [(dtype, op) for dtype in DENSE_DTYPES for op in DENSE_FUNCTORS]
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +62,7 @@ def test_fatbin_archs_match_build_info(build, archs):
 def test_kernels_found(kernels):
     # Every .cu file with kernels shows up, and the parser tells a vectorised kernel from a scalar
     # one: the unaligned flat_kernel<1, float, ...> and the strided ones have no 128-bit accesses.
-    assert len(kernels) >= len(DENSE_ELU) * 3, [k.short_name for k in kernels]
+    assert len(kernels) >= len(DENSE_KERNELS) * 3, [k.short_name for k in kernels]
     assert {"pointwise_cuda.cu", "copy_cuda.cu"} <= {k.source for k in kernels}
     assert all(k.opcodes["EXIT"] >= 1 for k in kernels)
     scalar = [
@@ -70,14 +70,16 @@ def test_kernels_found(kernels):
         for k in kernels
         if k.source == "pointwise_cuda.cu" and re.match(r"flat_kernel<1,|strided_kernel<", k.short_name)
     ]
-    assert len(scalar) >= 2 * len(DENSE_ELU), [k.short_name for k in scalar]  # flat_kernel<1> and strided
+    assert len(scalar) >= 2 * len(DENSE_KERNELS), [k.short_name for k in scalar]  # flat_kernel<1> and strided
     assert all(k.loads_128 == 0 and k.stores_128 == 0 for k in scalar), [k.short_name for k in scalar]
     assert all(k.count("LDG") > 0 and k.count("STG") > 0 for k in scalar)
 
 
-@pytest.mark.parametrize(("dtype", "op"), DENSE_ELU, ids=[f"{d.removeprefix('c10::')}-{o}" for d, o in DENSE_ELU])
-def test_dense_elu_kernel_uses_128_bit_global_accesses(kernels, dtype, op):
-    found = [k for k in kernels if k.elu_dense == (dtype, op)]
+@pytest.mark.parametrize(
+    ("dtype", "op"), DENSE_KERNELS, ids=[f"{d.removeprefix('c10::')}-{o}" for d, o in DENSE_KERNELS]
+)
+def test_dense_kernels_use_128_bit_global_accesses(kernels, dtype, op):
+    found = [k for k in kernels if k.dense == (dtype, op)]
     assert len(found) == 1, f"flat_kernel<{16 // DENSE_DTYPES[dtype]}, {dtype}, {DENSE_FUNCTORS[op]}, {op}> not found"
     kernel = found[0]
     # kUnroll packs of 16 bytes in flight per input; at least one 128-bit load per input.
@@ -112,11 +114,11 @@ def test_checker_flags_what_it_should():
             **kwargs,
         )
 
-    good = [dense(d, o, loads=4, stores=2) for d, o in DENSE_ELU]
+    good = [dense(d, o, loads=4, stores=2) for d, o in DENSE_KERNELS]
     assert problems(good) == []
     assert problems([]) != []
     assert any("not found" in p for p in problems(good[1:]))
-    assert len(problems([*good[:-1], dense(*DENSE_ELU[-1], loads=4, stores=0)])) == 1
-    assert len(problems([*good[:-1], dense(*DENSE_ELU[-1], loads=1, stores=2)])) == 1  # 2 inputs, 1 vector load
+    assert len(problems([*good[:-1], dense(*DENSE_KERNELS[-1], loads=4, stores=0)])) == 1
+    assert len(problems([*good[:-1], dense(*DENSE_KERNELS[-1], loads=1, stores=2)])) == 1  # 2 inputs, 1 vector load
     assert len(problems([*good, kernel("void strided_kernel<float>()", stack=8)])) == 1
     assert len(problems([*good, kernel("void strided_kernel<float>()", ldl=1)])) == 1

@@ -10,6 +10,7 @@ import pytest
 import torch
 
 pytestmark = [
+    pytest.mark.torch_release,
     pytest.mark.slow,
     pytest.mark.skipif(
         not torch.distributed.is_available() or not torch.distributed.is_gloo_available(),

@@ -3,6 +3,7 @@ precision near zero, what the backward saves, the module as a drop-in (alpha as 
 TorchScript), the wrappers' reach to Python's override points (they skip OpOverload.__call__), and
 64-bit indexing."""
 
+import inspect
 import io
 import warnings
 
@@ -12,7 +13,9 @@ import torch
 import torch.nn.functional as F
 
 import torch_uaccel
-from torch_uaccel.op_table import ALPHAS
+from torch_uaccel._testing.op_table import ALPHAS
+
+pytestmark = pytest.mark.cpu_kernels
 
 
 def reference_elu(x, alpha):
@@ -73,8 +76,32 @@ def test_module_is_a_drop_in_for_nn_elu(device):
     x = torch.randn(32, 8, device=device)
     torch.testing.assert_close(ours(x), theirs(x))
     assert repr(ours[1]) == "ELU(alpha=0.7)"
-    assert torch_uaccel.ELU().alpha == 0.1
-    assert torch_uaccel.elu(torch.tensor(-1.0)).item() == pytest.approx(0.1 * -0.6321205588)
+
+
+def test_defaults_are_pytorchs(device):
+    """Swapping nn.ELU() for torch_uaccel.ELU() (or F.elu for elu) changes no number: same defaults."""
+    x = torch.randn(4099, device=device) * 3
+    for ours, theirs in [
+        (torch_uaccel.ELU()(x), torch.nn.ELU()(x)),
+        (torch_uaccel.elu(x), F.elu(x)),
+        (torch.ops.uaccel.elu(x), F.elu(x)),
+        (torch_uaccel.ELUFunction.apply(x), F.elu(x)),
+    ]:
+        torch.testing.assert_close(ours, theirs, rtol=4e-7, atol=0)
+    assert torch_uaccel.ELU().alpha == torch.nn.ELU().alpha == 1.0
+    y = x.clone()
+    torch.ops.uaccel.elu_(y)
+    torch.testing.assert_close(y, F.elu(x), rtol=4e-7, atol=0)
+    defaults = [
+        (torch_uaccel.elu, F.elu),
+        (torch_uaccel.ELU.__init__, torch.nn.ELU.__init__),
+        (torch_uaccel.celu, F.celu),
+        (torch_uaccel.CELU.__init__, torch.nn.CELU.__init__),
+    ]
+    for ours, theirs in defaults:  # by position: F.elu calls its tensor `input`, we call it `x`
+        assert [p.default for p in inspect.signature(ours).parameters.values()] == [
+            p.default for p in inspect.signature(theirs).parameters.values()
+        ], (ours, theirs)
 
 
 # Whatever F.elu / nn.ELU take for alpha is taken, and what they refuse is refused (with our message).

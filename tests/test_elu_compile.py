@@ -7,7 +7,7 @@ import torch
 
 import torch_uaccel
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.torch_release]
 
 
 class SmallMLP(torch.nn.Module):

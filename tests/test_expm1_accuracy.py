@@ -8,6 +8,8 @@ import pytest
 import torch
 from expm1_sweep import sweep, ulp_error
 
+pytestmark = pytest.mark.cpu_kernels
+
 
 def test_float32_expm1_on_a_dense_sample_of_all_negative_floats():
     result = sweep(step=4099)  # about 520 000 bit patterns, every binade from subnormals to -FLT_MAX

@@ -10,7 +10,7 @@ from torch._inductor.utils import run_and_get_code
 import torch_uaccel
 from torch_uaccel import inductor
 
-pytestmark = pytest.mark.slow  # compiles
+pytestmark = [pytest.mark.slow, pytest.mark.torch_release]  # compiles
 
 
 @pytest.fixture

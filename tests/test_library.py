@@ -10,6 +10,8 @@ import pytest
 
 import torch_uaccel
 
+pytestmark = pytest.mark.torch_release
+
 READELF = shutil.which("readelf")
 # Functions only libstdc++ itself defines: std::locale::classic(), std::ios_base::Init::Init().
 LIBSTDCXX_INTERNALS = ("_ZNSt6locale7classicEv", "_ZNSt8ios_base4InitC1Ev")

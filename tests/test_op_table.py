@@ -1,4 +1,4 @@
-"""What every row of torch_uaccel.op_table.OPS gets, with no test code of its own: the reference
+"""What every row of torch_uaccel._testing.op_table.OPS gets, with no test code of its own: the reference
 (float64) on every dtype, shape and layout of the shared samples, with gradients; gradcheck and
 gradgradcheck; opcheck; torch.compile; and its bad inputs refused, from the real and the fake kernels."""
 
@@ -8,7 +8,9 @@ import pytest
 import torch
 from torch._subclasses.fake_tensor import FakeTensorMode
 
-from torch_uaccel.op_table import OPS, off_the_kink
+from torch_uaccel._testing.op_table import OPS, off_the_kink
+
+pytestmark = [pytest.mark.torch_release, pytest.mark.cpu_kernels]
 
 GRAD_ROWS = [row for row in OPS if row.supports_grad]
 

@@ -15,6 +15,8 @@ from conftest import INSTALLED
 import torch_uaccel
 from torch_uaccel import _build, _library, _version
 
+pytestmark = pytest.mark.torch_release
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 

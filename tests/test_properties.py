@@ -1,5 +1,7 @@
-"""Property-based tests (hypothesis) over every op: random shapes with zero-size dims, strides
-(permute, stepped slices, expand), dtypes, special values and alphas, against ATen, copy_ and NumPy.
+"""Property-based tests (hypothesis): every forward op of the op table, and ELU's forward and backward
+over random alphas, on random shapes with zero-size dims, strides (permute, stepped slices, expand),
+dtypes and special values, against ATen in float64; async_copy against copy_; host registration of
+random buffers against NumPy; every public call given wrong arguments.
 Bounded for CI; UACCEL_HYPOTHESIS_PROFILE=long runs many more examples."""
 
 import os
@@ -14,7 +16,9 @@ from hypothesis import strategies as st
 
 import torch_uaccel
 from torch_uaccel import memory
-from torch_uaccel.op_table import FLOATING_DTYPES
+from torch_uaccel._testing.op_table import FLOATING_DTYPES, OPS
+
+pytestmark = pytest.mark.cpu_kernels
 
 # CI is derandomized (the same examples every run, so a pass or a failure repeats); the long run explores.
 settings.register_profile(
@@ -51,6 +55,14 @@ def strided_tensors(draw, dtypes=FLOATING_DTYPES, allow_expand=True):
 
 
 ALPHAS = st.one_of(st.sampled_from([0.0, 1.0, 0.1, -0.5]), st.floats(-3, 3, allow_nan=False))
+
+
+FORWARD_ROWS = [row for row in OPS if row.overload and not row.inplace and "backward" not in row.overload]
+
+
+@given(row=st.sampled_from(FORWARD_ROWS), x=strided_tensors())
+def test_every_forward_op_matches_aten(row, x):
+    row.assert_matches_reference((x,), msg=row.name)  # values in float64 rounded once, ATen's strides
 
 
 @given(x=strided_tensors(), alpha=ALPHAS)

@@ -1,4 +1,4 @@
-"""`python -m torch_uaccel`: what was built, whether every op of the op table (torch_uaccel.op_table)
+"""`python -m torch_uaccel`: what was built, whether every op of the op table (torch_uaccel._testing.op_table)
 matches its reference on every available device and dtype, and how fast the benchmarked ones are
 here against ATen and against the roof (an op moving the same bytes with trivial math)."""
 
@@ -10,8 +10,8 @@ import torch
 
 import torch_uaccel
 from torch_uaccel import memory
-from torch_uaccel.benchmark import NOISY_SPREAD, contention, time_row
-from torch_uaccel.op_table import FLOATING_DTYPES, OPS
+from torch_uaccel._testing.op_table import FLOATING_DTYPES, OPS
+from torch_uaccel._testing.timing import NOISY_SPREAD, contention, time_row
 
 
 def devices() -> list[str]:
@@ -127,10 +127,12 @@ def print_benchmark(quick: bool) -> None:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m torch_uaccel", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="smaller, shorter benchmark")
+    parser.add_argument("--no-benchmark", action="store_true", help="build info and checks only")
     args = parser.parse_args(argv)
     print_build()
     ok = check_ops()
-    print_benchmark(args.quick)
+    if not args.no_benchmark:
+        print_benchmark(args.quick)
     print("\nall checks passed" if ok else "\nSOME CHECKS FAILED")
     return 0 if ok else 1
 

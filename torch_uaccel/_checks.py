@@ -11,6 +11,11 @@ MAX_ALIGNMENT = int(_FACTS["max_alignment"])
 MEMORY_STATS_FIELDS = tuple(_FACTS["memory_stats_fields"].split())
 
 
+def message(key: str, **fields) -> str:
+    """An op's own message template (its header's kMessages, as "message.<op>.<key>"), filled in."""
+    return _FACTS[f"message.{key}"].format(**fields)
+
+
 def floating(op: str, name: str, t: torch.Tensor) -> None:
     torch._check(t.dtype in FLOATING_DTYPES, lambda: _FACTS["message.floating"].format(op=op, name=name, got=t.dtype))
 

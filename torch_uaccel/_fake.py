@@ -49,11 +49,7 @@ def _pointwise_fake(op: torch._ops.OpOverload):
 def _elu_backward_fake(grad_output, saved, alpha, is_result: bool, scale=1, input_scale=1) -> torch.Tensor:
     out = _pointwise_fake(torch.ops.uaccel.elu_backward.default)(grad_output, saved)
     torch._check(
-        not is_result or alpha >= 0,
-        lambda: (
-            "uaccel.elu_backward: is_result=True (saved is the forward output) needs alpha >= 0, because the "
-            f"output does not determine the input when alpha < 0; got alpha={alpha}"
-        ),
+        not is_result or alpha >= 0, lambda: _checks.message("elu.is_result", op="uaccel.elu_backward", alpha=alpha)
     )
     return out
 

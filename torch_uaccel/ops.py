@@ -1,4 +1,4 @@
-"""The user-facing API of the ELU family over torch.ops.uaccel.elu / elu_ / elu_backward.
+"""The user-facing API of the pointwise ops (the ELU family: ELU, SELU, CELU; SiLU) over torch.ops.uaccel.
 
 The operators themselves (schemas, CPU/CUDA kernels, autograd in both modes) are C++, see csrc/;
 their fake kernels are in _fake.py, and their rules for vmap, DTensor and nested tensors in _rules.py.
@@ -59,10 +59,10 @@ def _alpha(fn: str, value):
 
 def _entry_point(overload: torch._ops.OpOverload):
     """The C++ callable behind an OpOverload, the one its ``__call__`` hands every call to: the same
-    dispatch (every key; ``__torch_function__`` handled in C++) without that Python frame, about 0.4 us of
-    a 2 us call on a small tensor. (torch 2.15 may swap ``_op`` for an experimental dispatcher and keeps
-    the C++ one as ``_cpp_dispatch_handle``.) Dynamo cannot trace it (a pybind builtin), so the wrappers
-    call the overload itself while Dynamo traces them."""
+    dispatch (every key; ``__torch_function__`` handled in C++) without that Python frame, a measurable
+    part of a call on a small tensor (benchmarks/bench_per_call.py). (torch 2.15 may swap ``_op`` for an
+    experimental dispatcher and keeps the C++ one as ``_cpp_dispatch_handle``.) Dynamo cannot trace it (a
+    pybind builtin), so the wrappers call the overload itself while Dynamo traces them."""
     return getattr(overload, "_cpp_dispatch_handle", overload._op)
 
 
@@ -71,6 +71,8 @@ def _entry_point(overload: torch._ops.OpOverload):
 _is_scripting, _dynamo_tracing = torch.jit.is_scripting, torch.compiler.is_dynamo_compiling
 
 _ELU, _ELU_INPLACE = torch.ops.uaccel.elu.default, torch.ops.uaccel.elu_.default
+# alpha's default as the schema writes it (ATen's, 1.0): every Python face takes it from here.
+ELU_DEFAULT_ALPHA = float(_ELU._schema.arguments[1].default_value)
 _ELU_ENTRY, _ELU_INPLACE_ENTRY = _entry_point(_ELU), _entry_point(_ELU_INPLACE)
 
 
@@ -96,7 +98,7 @@ def _elu(x: torch.Tensor, alpha: float, scale: float, input_scale: float, inplac
 # types alpha as float itself).
 
 
-def elu(x: torch.Tensor, alpha: float = 0.1, inplace: bool = False) -> torch.Tensor:
+def elu(x: torch.Tensor, alpha: float = ELU_DEFAULT_ALPHA, inplace: bool = False) -> torch.Tensor:
     """ELU: ``x`` where ``x > 0``, else ``alpha * expm1(x)``; as ``F.elu(x, alpha, inplace)``.
 
     Differentiable to any order, in reverse and forward mode; works under torch.func, vmap,
@@ -104,7 +106,7 @@ def elu(x: torch.Tensor, alpha: float = 0.1, inplace: bool = False) -> torch.Ten
     number or a 0-dim tensor (as for F.elu). ``inplace=True`` overwrites ``x`` (with autograd that
     needs ``alpha >= 0``, as for ``F.elu``).
 
-    >>> torch_uaccel.elu(torch.tensor([-1.0, 0.0, 2.0]), alpha=1.0)
+    >>> torch_uaccel.elu(torch.tensor([-1.0, 0.0, 2.0]))
     tensor([-0.6321,  0.0000,  2.0000])
     """
     if not _is_scripting():  # TorchScript types alpha as float itself
@@ -145,12 +147,12 @@ class ELUFunction(torch.autograd.Function):
     generate_vmap_rule = True  # forward, backward and jvp call ops that have batching rules
 
     @staticmethod
-    def forward(x: torch.Tensor, alpha: float = 0.1) -> torch.Tensor:
+    def forward(x: torch.Tensor, alpha: float = ELU_DEFAULT_ALPHA) -> torch.Tensor:
         return torch.ops.uaccel.elu(x, alpha)
 
     @staticmethod
     def setup_context(ctx, inputs, output):
-        x, alpha = inputs[0], (inputs[1] if len(inputs) > 1 else 0.1)
+        x, alpha = inputs[0], (inputs[1] if len(inputs) > 1 else ELU_DEFAULT_ALPHA)
         ctx.alpha = alpha
         ctx.is_result = alpha >= 0
         ctx.save_for_backward(output if ctx.is_result else x)
@@ -185,14 +187,14 @@ def _refuse_nested_forward_mode() -> None:
 
 
 class ELU(nn.ELU):
-    """Drop-in for ``nn.ELU`` backed by ``uaccel.elu`` (default alpha 0.1, as the library's op).
+    """Drop-in for ``nn.ELU`` backed by ``uaccel.elu`` (the same default alpha, 1.0).
 
     A subclass of ``nn.ELU``, so code that finds activations with ``isinstance(m, nn.ELU)``
     (module surgery, quantization and pruning passes) keeps finding it; same ``alpha``/``inplace``
     attributes, ``repr`` and state dict.
     """
 
-    def __init__(self, alpha: float = 0.1, inplace: bool = False) -> None:
+    def __init__(self, alpha: float = ELU_DEFAULT_ALPHA, inplace: bool = False) -> None:
         _alpha("torch_uaccel.ELU", alpha)  # refused now rather than at the first call
         super().__init__(alpha, inplace)  # kept as given (a 0-dim tensor too), as nn.ELU keeps it
 

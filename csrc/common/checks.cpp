@@ -16,16 +16,6 @@ constexpr const char* kSameMessage =
 constexpr const char* kAlignmentMessage =
     "{op}: expected alignment to be a power of two between 1 and {max} bytes, but got {got}";
 
-std::string format(std::string text, const std::vector<std::pair<const char*, std::string>>& fields) {
-  for (const auto& [key, value] : fields) {
-    const std::string placeholder = std::string("{") + key + "}";
-    for (auto at = text.find(placeholder); at != std::string::npos; at = text.find(placeholder, at + value.size())) {
-      text.replace(at, placeholder.size(), value);
-    }
-  }
-  return text;
-}
-
 std::string floating_dtypes_text() {
   std::string text;
   for (size_t i = 0; i < kFloatingTypes.size(); ++i) {
@@ -49,6 +39,16 @@ void same(const char* op, const char* what, const char* a_name, const Value& a, 
 }
 
 } // namespace
+
+std::string format(std::string text, const std::vector<std::pair<const char*, std::string>>& fields) {
+  for (const auto& [key, value] : fields) {
+    const std::string placeholder = std::string("{") + key + "}";
+    for (auto at = text.find(placeholder); at != std::string::npos; at = text.find(placeholder, at + value.size())) {
+      text.replace(at, placeholder.size(), value);
+    }
+  }
+  return text;
+}
 
 std::string dtype_name(c10::ScalarType type) {
   return "torch." + std::string(c10::getDtypeNames(type).first);

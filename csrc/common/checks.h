@@ -18,6 +18,10 @@ inline constexpr std::array<c10::ScalarType, 4> kFloatingTypes = {
 // The largest alignment the allocators and aligned_empty take, in bytes.
 inline constexpr int64_t kMaxAlignment = int64_t{1} << 30;
 
+// A message template with its {field}s filled in, as Python's str.format fills them (so a template is
+// written once, in C++, and the fakes read it through uaccel::_shared_facts).
+std::string format(std::string text, const std::vector<std::pair<const char*, std::string>>& fields);
+
 // A dtype as Python spells it ("torch.float32"), in C++ messages as in the fakes'.
 std::string dtype_name(c10::ScalarType type);
 

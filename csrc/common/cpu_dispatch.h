@@ -1,16 +1,10 @@
 #pragma once
-// CPU kernels compiled once per instruction set and chosen at run time, as ATen's DispatchStub:
-//
-//   // <op>_kernels.h: the kernel's type and its dispatch point
-//   using ForwardFn = void (*)(at::TensorIteratorBase&, ...);
-//   UACCEL_DECLARE_CPU_DISPATCH(forward_stub, ForwardFn);
-//   // <op>_cpu_isa.cpp (built once per ISA, see CMakeLists.txt): the kernel, registered for that ISA
-//   UACCEL_REGISTER_CPU_KERNEL(forward_stub, &forward);
-//   // the caller
-//   forward_stub(iter, ...);
-//
-// The call runs the kernel of cpu::capability() (ATEN_CPU_CAPABILITY's request, never past what
-// the CPU runs), or of the best level below it that this build compiled.
+// CPU kernels compiled once per instruction set and chosen at run time, as ATen's DispatchStub. A
+// dispatch point is a CpuDispatch<kernel type>; each per-ISA copy of a kernel file (*_isa.cpp,
+// compiled once per ISA by CMakeLists.txt) sets its kernel for the ISA it is compiled for
+// (`stub.set(Capability::CPU_CAPABILITY, &kernel)`, as pointwise_cpu_isa.cpp does), and a call
+// `stub(args...)` runs the kernel of cpu::capability() (ATEN_CPU_CAPABILITY's request, never past
+// what the CPU runs), or of the best level below it that this build compiled.
 #include <c10/util/Exception.h>
 
 #include <array>
@@ -48,12 +42,3 @@ class CpuDispatch {
 };
 
 } // namespace uaccel::cpu
-
-#define UACCEL_DECLARE_CPU_DISPATCH(name, fn_type) inline ::uaccel::cpu::CpuDispatch<fn_type> name
-
-// In a *_isa.cpp file: registers `fn` as `name`'s kernel for the ISA this copy is compiled for.
-#define UACCEL_REGISTER_CPU_KERNEL(name, fn)                   \
-  static const bool C10_CONCATENATE(name, _registered_) = [] { \
-    name.set(::uaccel::cpu::Capability::CPU_CAPABILITY, fn);   \
-    return true;                                               \
-  }()

@@ -1,5 +1,6 @@
 #pragma once
-// CUDA elementwise driver: runs an op over a TensorIterator on the current stream.
+// CUDA elementwise driver: runs an op on the current stream, over flat arrays (elementwise_dense:
+// tensors dense in one format, no TensorIterator) or over a TensorIterator (elementwise).
 //  - all operands dense with one layout (contiguous, channels_last, transposed...): a flat
 //    kernel with 16-byte vector loads/stores when every pointer is 16-byte aligned, else 1 element
 //    per access; each thread keeps kUnroll accesses in flight;
@@ -10,17 +11,29 @@
 #include <ATen/OpMathType.h>
 #include <ATen/TensorIterator.h>
 #include <c10/cuda/CUDAException.h>
+#include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDAStream.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
+#include <mutex>
 #include <utility>
 
 namespace uaccel::cuda {
 namespace detail {
 
+// 8 warps a block: small enough that an SM holds several blocks (2048 / 256 = 8 on sm_80..sm_90, so
+// the block size never caps occupancy), large enough that a block amortises its scheduling.
 constexpr int kThreads = 256;
+// Independent 16-byte loads each thread issues per operand before it uses the first: memory-level
+// parallelism to cover DRAM latency without a larger block. Raising it costs registers, which the
+// SASS check (tests/cuda_sass.py: no local memory, no spills) guards.
 constexpr int kUnroll = 2;
+// Grid-stride loops run over what one launch does not cover; a grid of this many full waves of
+// resident blocks keeps every SM busy while the last blocks finish (a wave's tail idles at most
+// a quarter of the SMs' time) without launching blocks that would only wait.
+constexpr int kWaves = 4;
 constexpr int kMaxDims = 25;  // TensorIterator's own limit after coalescing
 
 template <typename T, int N>
@@ -117,61 +130,89 @@ __global__ void strided_kernel(Array<char*, N + 1> data, StridedLayout<N + 1> la
   }
 }
 
-// Enough blocks to fill the device a few times over; grid-stride loops cover the rest.
+// How many blocks of kThreads the current device holds at once, asked of the driver once per device
+// (as ATen caches its device properties; ATen's cache comes with headers of CUDA libraries this
+// library does not use).
+inline int64_t resident_blocks() {
+  static std::array<std::once_flag, C10_COMPILE_TIME_MAX_GPUS> asked;
+  static std::array<int64_t, C10_COMPILE_TIME_MAX_GPUS> blocks;
+  const c10::DeviceIndex device = c10::cuda::current_device();
+  std::call_once(asked[device], [device] {
+    int multiprocessors = 0;
+    int threads_per_multiprocessor = 0;
+    C10_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
+    C10_CUDA_CHECK(cudaDeviceGetAttribute(&threads_per_multiprocessor, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+    blocks[device] = static_cast<int64_t>(multiprocessors) * std::max(1, threads_per_multiprocessor / kThreads);
+  });
+  return blocks[device];
+}
+
+// Enough blocks for kWaves full waves of the current device, fewer when there is less work.
 inline unsigned int grid_for(int64_t work_items) {
-  int device = 0;
-  int multiprocessors = 0;
-  C10_CUDA_CHECK(cudaGetDevice(&device));
-  C10_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
-  const int64_t max_blocks = static_cast<int64_t>(multiprocessors) * 32;
   const int64_t wanted = (work_items + kThreads - 1) / kThreads;
-  return static_cast<unsigned int>(std::clamp<int64_t>(wanted, 1, max_blocks));
+  return static_cast<unsigned int>(std::clamp<int64_t>(wanted, 1, resident_blocks() * kWaves));
 }
 
 } // namespace detail
 
-// Runs `op` over `iter` (one output, N inputs, all of dtype scalar_t) on the current stream.
-template <typename scalar_t, int N, typename Op>
-void elementwise(at::TensorIteratorBase& iter, const Op& op) {
+// out[i] = op(in_0[i], ..., in_N-1[i]) for i < n on the current stream: the tensors are dense in one
+// layout (the element order is irrelevant to an elementwise op).
+template <typename scalar_t, size_t N, typename Op>
+void elementwise_dense(scalar_t* out, const std::array<const scalar_t*, N>& inputs, int64_t n, const Op& op) {
   using namespace detail;
-  TORCH_INTERNAL_ASSERT(iter.ninputs() == N && iter.noutputs() == 1);
-  const int64_t n = iter.numel();
   if (n == 0) {
     return;
   }
   const cudaStream_t stream = c10::cuda::getCurrentCUDAStream();
-  if (iter.is_contiguous()) {
-    auto* out = static_cast<scalar_t*>(iter.data_ptr(0));
-    Array<const scalar_t*, N> in;
-    bool aligned = reinterpret_cast<uintptr_t>(out) % 16 == 0;
-    for (int k = 0; k < N; ++k) {
-      in.v[k] = static_cast<const scalar_t*>(iter.data_ptr(k + 1));
-      aligned = aligned && reinterpret_cast<uintptr_t>(in.v[k]) % 16 == 0;
-    }
-    constexpr int kVec = 16 / sizeof(scalar_t);
-    if (aligned) {
-      flat_kernel<kVec, scalar_t, N><<<grid_for(n / kVec / kUnroll), kThreads, 0, stream>>>(out, in, n, op);
-    } else {
-      flat_kernel<1, scalar_t, N><<<grid_for(n / kUnroll), kThreads, 0, stream>>>(out, in, n, op);
-    }
-  } else {
-    TORCH_CHECK(
-        iter.ndim() <= kMaxDims, "uaccel: CUDA kernels support at most ", kMaxDims, " non-mergeable dimensions, got ",
-        iter.ndim());
-    Array<char*, N + 1> data;
-    StridedLayout<N + 1> layout{};
-    layout.ndim = iter.ndim();
-    for (int k = 0; k <= N; ++k) {
-      data.v[k] = static_cast<char*>(iter.data_ptr(k));
-    }
-    for (int d = 0; d < iter.ndim(); ++d) {
-      layout.sizes[d] = iter.shape()[d];
-      for (int k = 0; k <= N; ++k) {
-        layout.strides[d][k] = iter.strides(k)[d];
-      }
-    }
-    strided_kernel<scalar_t, N><<<grid_for(n), kThreads, 0, stream>>>(data, layout, n, op);
+  Array<const scalar_t*, N> in;
+  bool aligned = reinterpret_cast<uintptr_t>(out) % 16 == 0;
+  for (size_t k = 0; k < N; ++k) {
+    in.v[k] = inputs[k];
+    aligned = aligned && reinterpret_cast<uintptr_t>(in.v[k]) % 16 == 0;
   }
+  constexpr int kVec = 16 / sizeof(scalar_t);
+  if (aligned) {
+    flat_kernel<kVec, scalar_t, N><<<grid_for(n / kVec / kUnroll), kThreads, 0, stream>>>(out, in, n, op);
+  } else {
+    flat_kernel<1, scalar_t, N><<<grid_for(n / kUnroll), kThreads, 0, stream>>>(out, in, n, op);
+  }
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+}
+
+// Runs `op` over `iter` (one output, N inputs, all of dtype scalar_t) on the current stream.
+template <typename scalar_t, size_t N, typename Op>
+void elementwise(at::TensorIteratorBase& iter, const Op& op) {
+  using namespace detail;
+  TORCH_INTERNAL_ASSERT(iter.ninputs() == static_cast<int>(N) && iter.noutputs() == 1);
+  const int64_t n = iter.numel();
+  if (n == 0) {
+    return;
+  }
+  if (iter.is_contiguous()) {
+    std::array<const scalar_t*, N> in;
+    for (size_t k = 0; k < N; ++k) {
+      in[k] = static_cast<const scalar_t*>(iter.data_ptr(k + 1));
+    }
+    elementwise_dense<scalar_t, N>(static_cast<scalar_t*>(iter.data_ptr(0)), in, n, op);
+    return;
+  }
+  TORCH_CHECK(
+      iter.ndim() <= kMaxDims, "uaccel: CUDA kernels support at most ", kMaxDims, " non-mergeable dimensions, got ",
+      iter.ndim());
+  Array<char*, N + 1> data;
+  StridedLayout<N + 1> layout{};
+  layout.ndim = iter.ndim();
+  for (size_t k = 0; k <= N; ++k) {
+    data.v[k] = static_cast<char*>(iter.data_ptr(k));
+  }
+  for (int d = 0; d < iter.ndim(); ++d) {
+    layout.sizes[d] = iter.shape()[d];
+    for (size_t k = 0; k <= N; ++k) {
+      layout.strides[d][k] = iter.strides(k)[d];
+    }
+  }
+  const cudaStream_t stream = c10::cuda::getCurrentCUDAStream();
+  strided_kernel<scalar_t, N><<<grid_for(n), kThreads, 0, stream>>>(data, layout, n, op);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
 }
 

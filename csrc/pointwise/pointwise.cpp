@@ -25,6 +25,26 @@ Names make_names(const char* op) {
 
 namespace {
 
+template <typename Op>
+void add_message_templates(std::vector<std::pair<std::string, std::string>>& templates) {
+  if constexpr (requires { Op::kMessages; }) {
+    for (const auto& [key, text] : Op::kMessages) {
+      templates.emplace_back("message." + std::string(Op::kName) + "." + key, text);
+    }
+  }
+}
+
+} // namespace
+
+#define UACCEL_ADD_MESSAGE_TEMPLATES(op) add_message_templates<ops::op::Op>(templates);
+std::vector<std::pair<std::string, std::string>> message_templates() {
+  std::vector<std::pair<std::string, std::string>> templates;
+  UACCEL_FOR_EACH_POINTWISE_OP(UACCEL_ADD_MESSAGE_TEMPLATES);
+  return templates;
+}
+
+namespace {
+
 // The CPU runs each op's kernels for the instruction set chosen at run time (pointwise_cpu_isa.cpp).
 template <typename Op>
 struct CpuStubs {

@@ -26,6 +26,8 @@
 //   static bool saves_result(<scalars>...);  the output determines the gradient, so the backward
 //       reads it instead of the input (default: never)
 //   static void check_backward(const char* op, <backward scalars>...);  the backward's own checks
+//   static constexpr std::array<std::pair<const char*, const char*>, N> kMessages;  its checks' message
+//       templates ({field}s filled by checks::format), which the fakes read as "message.<op>.<key>"
 //   static void check_inplace_autograd(<scalars>...);  refuses in-place autograd (otherwise, in place
 //       with a gradient that needs the input saves a copy of the input first, as ATen's ops do)
 //
@@ -43,6 +45,8 @@
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include <uaccel/dispatch.h>
 
@@ -96,6 +100,9 @@ struct Names {
 };
 
 Names make_names(const char* op);
+
+// Every op's kMessages as ("message.<op>.<key>", template) pairs, for uaccel::_shared_facts.
+std::vector<std::pair<std::string, std::string>> message_templates();
 
 template <typename Op>
 const Names& names() {

@@ -21,6 +21,15 @@ TEST(Elu, MatchesAtenForEveryAlphaAndDtype) {
   }
 }
 
+TEST(Elu, DefaultsAreAtensAndTheSchemas) {
+  const auto x = torch::randn({257}).mul(3);
+  EXPECT_TRUE(torch::equal(uaccel::elu(x), at::elu(x)));
+  auto y = x.clone();
+  EXPECT_TRUE(torch::equal(uaccel::elu_(y), at::elu(x)));
+  const auto schema = c10::Dispatcher::singleton().findSchemaOrThrow("uaccel::elu", "").schema();
+  EXPECT_EQ(schema.arguments().at(1).default_value()->toScalar().to<double>(), uaccel::kEluDefaultAlpha);
+}
+
 TEST(Elu, GradientsThroughTorchAutograd) {
   for (const double alpha : {1.0, 0.3, -0.5}) {
     auto x = torch::randn({512}, torch::kDouble).requires_grad_(true);

@@ -8,11 +8,14 @@
 namespace uaccel {
 
 // The ELU family.
+// alpha's default, as at::elu's (the schema's, csrc/uaccel.cpp; the seed kernel's 0.1 is alpha = 0.1).
+inline constexpr double kEluDefaultAlpha = 1.0;
+
 // y = scale * x where x > 0, else alpha * scale * expm1(input_scale * x) (ATen's parametrisation;
 // ELU is scale = input_scale = 1). Differentiable to any order, in reverse and forward mode.
 inline at::Tensor elu(
     const at::Tensor& self,
-    const at::Scalar& alpha = 0.1,
+    const at::Scalar& alpha = kEluDefaultAlpha,
     const at::Scalar& scale = 1,
     const at::Scalar& input_scale = 1) {
   static const auto op =
@@ -23,7 +26,10 @@ inline at::Tensor elu(
 // The same in place; returns `self`. With autograd it needs alpha >= 0 (the gradient is computed
 // from the output, as for ATen's elu_).
 inline at::Tensor& elu_(
-    at::Tensor& self, const at::Scalar& alpha = 0.1, const at::Scalar& scale = 1, const at::Scalar& input_scale = 1) {
+    at::Tensor& self,
+    const at::Scalar& alpha = kEluDefaultAlpha,
+    const at::Scalar& scale = 1,
+    const at::Scalar& input_scale = 1) {
   static const auto op =
       detail::op<void(const at::Tensor&, const at::Scalar&, const at::Scalar&, const at::Scalar&)>("elu_");
   op.call(self, alpha, scale, input_scale);

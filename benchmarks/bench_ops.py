@@ -1,12 +1,12 @@
-"""ELU benchmark: the op table's benchmarked rows (torch_uaccel.op_table, `benchmark=True`) against
+"""The ops' benchmark: the op table's benchmarked rows (torch_uaccel._testing.op_table, `benchmark=True`) against
 ATen, torch.compile and the roof (an op moving the same bytes with trivial math), in one process; and
 each forward op's training step (forward and backward through autograd, as each library runs it).
 
 Medians of torch.utils.benchmark's blocked_autorange. Writes JSON rows, a PNG plot (GB/s with the
 roof's, and ratio against ATen, by size) and, with --update-readme, the README's benchmark table.
 
-    python benchmarks/bench_elu.py                    # CPU, sizes 2^10..2^24, 1 and 2 threads
-    python benchmarks/bench_elu.py --device cuda      # GPU, sizes 2^16..2^30
+    python benchmarks/bench_ops.py                    # CPU, sizes 2^10..2^24, 1 and 2 threads
+    python benchmarks/bench_ops.py --device cuda      # GPU, sizes 2^16..2^30
 """
 
 import argparse
@@ -21,8 +21,8 @@ from torch.utils import benchmark
 
 import torch_uaccel
 from torch_uaccel import memory
-from torch_uaccel.benchmark import contention, gradient_step, median_seconds, time_row
-from torch_uaccel.op_table import OPS
+from torch_uaccel._testing.op_table import OPS
+from torch_uaccel._testing.timing import contention, gradient_step, median_seconds, time_row
 
 ALPHA = 1.0
 
@@ -208,7 +208,7 @@ def main(argv=None):
     parser.add_argument("--max-log2", type=int, default=None, help="largest size, log2 (default 24 CPU, 30 GPU)")
     parser.add_argument("--min-run-time", type=float, default=0.2)
     parser.add_argument(
-        "--out", type=pathlib.Path, default=None, help="JSON path (default benchmarks/results/elu_<device>.json)"
+        "--out", type=pathlib.Path, default=None, help="JSON path (default benchmarks/results/ops_<device>.json)"
     )
     parser.add_argument("--update-readme", action="store_true")
     args = parser.parse_args(argv)
@@ -247,8 +247,8 @@ def main(argv=None):
         if key in result:
             print(f"{key}: {result[key]}")
 
-    out = args.out or ROOT / "benchmarks" / "results" / f"elu_{args.device}.json"
-    publish(f"elu-{args.device}", out, result, markdown_table(rows, machine, result), args.update_readme)
+    out = args.out or ROOT / "benchmarks" / "results" / f"ops_{args.device}.json"
+    publish(f"ops-{args.device}", out, result, markdown_table(rows, machine, result), args.update_readme, args.device)
     plot(rows, out.with_suffix(".png"))
 
 

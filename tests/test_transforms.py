@@ -1,6 +1,6 @@
-"""The ELU family wherever F.elu/F.selu/F.celu work, with the same answers (float64 references):
-forward-mode AD, torch.func transforms, vmap through real batching rules, in-place forms, the
-nn modules, jagged nested tensors, and alpha under torch.compile. Values, gradcheck, opcheck, bad
+"""The op table's functions with in-place forms (the ELU family, SiLU) wherever their F.* work, with
+the same answers (float64 references): forward-mode AD, torch.func transforms, vmap through real
+batching rules, in-place forms, the nn modules, jagged nested tensors, and alpha under torch.compile. Values, gradcheck, opcheck, bad
 inputs and torch.compile of every op (in-place forms and ELUFunction included) are the op table's
 generic tests, in tests/test_op_table.py."""
 
@@ -13,7 +13,9 @@ import torch.nn.functional as F
 from torch.func import functional_call, grad, hessian, jacfwd, jacrev, jvp, vjp, vmap
 
 import torch_uaccel
-from torch_uaccel.op_table import FAMILY, off_the_kink
+from torch_uaccel._testing.op_table import FAMILY, off_the_kink
+
+pytestmark = [pytest.mark.torch_release, pytest.mark.cpu_kernels]
 
 
 def away_from_kink(*shape, device="cpu", seed=0):

@@ -1,4 +1,4 @@
-"""Timing helpers shared by `python -m torch_uaccel` and benchmarks/: medians of
+"""The timing helpers of `python -m torch_uaccel` and benchmarks/ (their one home): medians of
 torch.utils.benchmark's blocked_autorange of an op-table row, with its competitors (ATen, the roof,
 torch.compile) timed in the same process, their spread, and a guard that says when the machine is too
 contended for the timings to mean much."""
@@ -41,6 +41,12 @@ def median_seconds(fn, *args, min_run_time: float = 0.2, label: str = "", sub_la
     )
     measurement = timer.blocked_autorange(min_run_time=min_run_time)
     return measurement.median, measurement
+
+
+def best_of(fn, *args, repeat: int, min_run_time: float = 0.3) -> tuple[float, float]:
+    """The best of `repeat` medians of fn(*args), in seconds, and how far the worst was above it (0.1: 10%)."""
+    runs = sorted(median_seconds(fn, *args, min_run_time=min_run_time)[0] for _ in range(repeat))
+    return runs[0], runs[-1] / runs[0] - 1
 
 
 def spread(measurement) -> float:
