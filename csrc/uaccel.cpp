@@ -44,20 +44,21 @@ TORCH_LIBRARY(uaccel, m) {
   // scale and input_scale. Scalar, as ATen types them: torch.compile keeps them symbolic instead of
   // compiling one graph per value. alpha's default is ATen's, 1, written here only: the Python faces
   // read it from the schema, and the C++ API's kEluDefaultAlpha is checked against it (tests/cpp).
-  // Tagged pointwise: torch_uaccel/_rules.py gives every pointwise op its vmap, DTensor and
-  // nested-tensor rules, and Inductor may recompute it instead of saving.
-  m.def("elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor", {at::Tag::pointwise});
+  // Tagged pointwise (pointwise::define): torch_uaccel/_rules.py gives every pointwise op its vmap,
+  // DTensor and nested-tensor rules, and Inductor may recompute it instead of saving. Ops with Scalar
+  // parameters get a tensor_scalars overload too, for compiled graphs (torch_uaccel/_dynamic_scalars.py).
+  uaccel::pointwise::define(m, "elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor");
   // In place, like nn.ELU(inplace=True); returns nothing so torch.compile can functionalize it
   // on every supported torch (the Python and C++ wrappers return `self`).
-  m.def("elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> ()", {at::Tag::pointwise});
-  m.def(
+  uaccel::pointwise::define(m, "elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> ()");
+  uaccel::pointwise::define(
+      m,
       "elu_backward(Tensor grad_output, Tensor saved, Scalar alpha, bool is_result, Scalar scale=1, "
-      "Scalar input_scale=1) -> Tensor",
-      {at::Tag::pointwise});
+      "Scalar input_scale=1) -> Tensor");
   // SiLU (csrc/ops/silu.h), as ATen's: y = x * sigmoid(x).
-  m.def("silu(Tensor self) -> Tensor", {at::Tag::pointwise});
-  m.def("silu_(Tensor(a!) self) -> ()", {at::Tag::pointwise});
-  m.def("silu_backward(Tensor grad_output, Tensor self) -> Tensor", {at::Tag::pointwise});
+  uaccel::pointwise::define(m, "silu(Tensor self) -> Tensor");
+  uaccel::pointwise::define(m, "silu_(Tensor(a!) self) -> ()");
+  uaccel::pointwise::define(m, "silu_backward(Tensor grad_output, Tensor self) -> Tensor");
   m.def("build_info() -> str", &build_info);
   // Check wording and facts (dtypes, alignment bound, stats fields) for the Python fakes, which
   // must say what the C++ checks say (torch_uaccel/_checks.py).

@@ -1,8 +1,8 @@
 """The op table's functions with in-place forms (the ELU family, SiLU) wherever their F.* work, with
 the same answers (float64 references): forward-mode AD, torch.func transforms, vmap through real
-batching rules, in-place forms, the nn modules, jagged nested tensors, and alpha under torch.compile. Values, gradcheck, opcheck, bad
+batching rules, in-place forms, the nn modules, jagged nested tensors. Values, gradcheck, opcheck, bad
 inputs and torch.compile of every op (in-place forms and ELUFunction included) are the op table's
-generic tests, in tests/test_op_table.py."""
+generic tests, in tests/test_op_table.py; alpha swept under torch.compile, tests/test_dynamic_scalars.py."""
 
 import warnings
 
@@ -220,18 +220,6 @@ def test_out_of_range_alpha_is_refused():
 
 
 @pytest.mark.slow
-def test_compiling_over_alpha_does_not_recompile_per_value():
-    import torch._dynamo.testing
-
-    counter = torch._dynamo.testing.CompileCounter()
-    torch._dynamo.reset()
-    compiled = torch.compile(torch_uaccel.elu, backend=counter, fullgraph=True)
-    x = torch.randn(16)
-    for alpha in [0.05 + 0.1 * i for i in range(9)]:
-        torch.testing.assert_close(compiled(x, alpha), F.elu(x, alpha))
-    assert counter.frame_count <= 2  # as F.elu: one static graph, then one with alpha symbolic
-
-
 @pytest.mark.slow
 def test_compiled_autograd(act):
     """The backward nodes trace under compiled autograd (torch._dynamo.compiled_autograd)."""

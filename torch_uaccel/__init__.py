@@ -12,7 +12,8 @@ from ._version import __version__
 
 _library.load()  # registers the torch.ops.uaccel operators (once per process)
 
-from . import _fake, _rules, memory, ops  # noqa: E402,F401  (fake kernels; vmap, DTensor, nested rules)
+# fake kernels; vmap, DTensor, nested rules; symbolic float parameters under torch.compile
+from . import _dynamic_scalars, _fake, _rules, memory, ops  # noqa: E402,F401
 from .copy import async_copy  # noqa: E402
 from .host import HostRegistration, register_host  # noqa: E402
 from .ops import *  # noqa: E402,F403  (the ops' functions and modules: ops.__all__)

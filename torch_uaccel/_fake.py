@@ -11,12 +11,15 @@ import torch
 
 from . import _checks, _library
 
-_OWN_FAKES: set[str] = set()  # ops with a fake written for them; other pointwise ops get _pointwise_fake
+_FAKES: dict = {}  # qualified name -> fake: a fake written below, else (pointwise ops) _pointwise_fake's
 
 
 def _own_fake(qualname: str):
-    _OWN_FAKES.add(qualname)
-    return torch.library.register_fake(qualname)
+    def register(fake):
+        _FAKES[qualname] = fake
+        return torch.library.register_fake(qualname)(fake)
+
+    return register
 
 
 def _pointwise_fake(op: torch._ops.OpOverload):
@@ -78,5 +81,22 @@ def _async_copy_fake(dst: torch.Tensor, src: torch.Tensor) -> None:
 
 
 for _op in _library.pointwise_ops():
-    if _op._name not in _OWN_FAKES:
-        torch.library.register_fake(_op._name)(_pointwise_fake(_op))
+    if _op._name not in _FAKES:
+        _FAKES[_op._name] = torch.library.register_fake(_op._name)(_pointwise_fake(_op))
+
+
+def _tensor_scalars_fake(op: torch._ops.OpOverload):
+    """The fake of op.tensor_scalars: op's own, each tensor Scalar given as 1 (the values were checked
+    by op's fake, which saw them before torch_uaccel/_dynamic_scalars.py rewrote the call)."""
+    positions = set(_library.scalar_positions(op))
+    fake = _FAKES[op._name]
+
+    def tensor_scalars_fake(*args):
+        return fake(*(1 if i in positions else arg for i, arg in enumerate(args)))
+
+    return tensor_scalars_fake
+
+
+for _op in _library.pointwise_ops():
+    if (_twin := _library.tensor_scalars_overload(_op)) is not None:
+        torch.library.register_fake(f"{_op._name}.{_library.TENSOR_SCALARS}")(_tensor_scalars_fake(_op))

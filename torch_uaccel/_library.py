@@ -27,9 +27,23 @@ def _already_registered() -> bool:
 def pointwise_ops() -> list[torch._ops.OpOverload]:
     """The uaccel ops whose schema carries torch.Tag.pointwise (csrc/uaccel.cpp): the fake kernels
     and the transform rules written once for all of them apply."""
-    names = sorted(name for name in torch._C._dispatch_get_all_op_names() if name.startswith("uaccel::"))
-    overloads = [getattr(torch.ops.uaccel, name.removeprefix("uaccel::")).default for name in names]
+    names = {name.split(".")[0] for name in torch._C._dispatch_get_all_op_names() if name.startswith("uaccel::")}
+    overloads = [getattr(torch.ops.uaccel, name.removeprefix("uaccel::")).default for name in sorted(names)]
     return [op for op in overloads if torch.Tag.pointwise in op.tags]
+
+
+TENSOR_SCALARS = "tensor_scalars"  # the overload of an op with Scalar parameters taking them as tensors
+
+
+def scalar_positions(op: torch._ops.OpOverload) -> list[int]:
+    """Where the op's Scalar parameters are (TorchScript's type system calls Scalar a NumberType)."""
+    return [i for i, argument in enumerate(op._schema.arguments) if argument.type.kind() == "NumberType"]
+
+
+def tensor_scalars_overload(op: torch._ops.OpOverload) -> torch._ops.OpOverload | None:
+    """The op's tensor_scalars overload (torch_uaccel/_dynamic_scalars.py), if it has one."""
+    packet = getattr(torch.ops.uaccel, op._schema.name.removeprefix("uaccel::"))
+    return getattr(packet, TENSOR_SCALARS) if TENSOR_SCALARS in packet.overloads() else None
 
 
 def mutates_first_argument(op: torch._ops.OpOverload) -> bool:

@@ -10,6 +10,7 @@
 // so double backward, forward over reverse (hessian) and torch.compile's traced backward see
 // ordinary ops. Pointwise ops have diagonal Jacobians: a tangent goes through the backward op too.
 #include <c10/core/ScalarType.h>
+#include <torch/csrc/autograd/autograd_not_implemented_fallback.h>
 
 #include <mutex>
 #include <tuple>
@@ -88,10 +89,21 @@ BackwardScalars<Op> backward_scalars(bool from_result, const S&... scalars) {
   }
 }
 
+template <typename A>
+bool symbolic(const A& value) {
+  if constexpr (std::is_same_v<A, at::Scalar>) {
+    return value.isSymbolic();
+  } else {
+    return false;
+  }
+}
+
+// Whether the backward reads the output. A symbolic scalar (torch.compile) is never read for this:
+// that would specialise the graph to its value; the input is saved instead, which serves every value.
 template <typename Op, typename... S>
 bool saves_result(const S&... scalars) {
   if constexpr (requires { Op::saves_result(scalars...); }) {
-    return Op::saves_result(scalars...);
+    return !(symbolic(scalars) || ...) && Op::saves_result(scalars...);
   } else {
     return false;
   }
@@ -329,6 +341,14 @@ struct Autograd<Op, std::tuple<S...>, std::tuple<B...>> {
     m.impl(names<Op>().forward.c_str(), &forward);
     m.impl(names<Op>().inplace.c_str(), &inplace);
     m.impl(names<Op>().backward.c_str(), &backward);
+    // The tensor_scalars overloads appear only below autograd, in compiled graphs: called with
+    // inputs that require grad, they raise instead of dropping the gradient.
+    if constexpr (kHasScalar<S...>) {
+      m.impl((names<Op>().forward + ".tensor_scalars").c_str(), torch::autograd::autogradNotImplementedFallback());
+    }
+    if constexpr (kHasScalar<B...>) {
+      m.impl((names<Op>().backward + ".tensor_scalars").c_str(), torch::autograd::autogradNotImplementedFallback());
+    }
   }
 };
 

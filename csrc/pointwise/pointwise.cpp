@@ -3,6 +3,7 @@
 #include <torch/library.h>
 
 #include <cctype>
+#include <regex>
 
 #include "pointwise/autograd.h"
 #include "pointwise/pointwise.h"
@@ -35,6 +36,17 @@ void add_message_templates(std::vector<std::pair<std::string, std::string>>& tem
 }
 
 } // namespace
+
+void define(torch::Library& m, const char* schema) {
+  m.def(schema, {at::Tag::pointwise});
+  const std::string text = schema;
+  static const std::regex scalar_parameter(R"(Scalar (\w+)(=[^,)]+)?)");
+  if (std::regex_search(text, scalar_parameter) && text.find("-> Tensor") != std::string::npos) {
+    const auto name_end = text.find('(');
+    const auto twin = text.substr(0, name_end) + ".tensor_scalars" + text.substr(name_end);
+    m.def(torch::schema(std::regex_replace(twin, scalar_parameter, "Tensor $1").c_str()));
+  }
+}
 
 #define UACCEL_ADD_MESSAGE_TEMPLATES(op) add_message_templates<ops::op::Op>(templates);
 std::vector<std::pair<std::string, std::string>> message_templates() {

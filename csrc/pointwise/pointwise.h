@@ -92,6 +92,25 @@ using BackwardScalars = typename BackwardScalarsOf<Op>::type;
 template <typename A>
 using Arg = std::conditional_t<std::is_arithmetic_v<A>, A, const A&>;
 
+// A Scalar parameter as a compiled graph passes it when it is symbolic: a 0-dim tensor (the
+// <op>.tensor_scalars overloads; torch_uaccel/_dynamic_scalars.py says why). Other parameters as they are.
+template <typename A>
+using TensorScalarArg = std::conditional_t<std::is_same_v<A, at::Scalar>, const at::Tensor&, Arg<A>>;
+template <typename A>
+decltype(auto) from_tensor_scalar(TensorScalarArg<A> value) {
+  if constexpr (std::is_same_v<A, at::Scalar>) {
+    return value.item();
+  } else {
+    return value;
+  }
+}
+template <typename... A>
+inline constexpr bool kHasScalar = (std::is_same_v<A, at::Scalar> || ...);
+
+// Defines a pointwise op's schema (tagged pointwise) and, where it returns a tensor and takes Scalar
+// parameters, its <name>.tensor_scalars overload: the same with each Scalar a Tensor (no defaults).
+void define(torch::Library& m, const char* schema);
+
 // The op's names: its ops, and the labels its messages start with.
 struct Names {
   std::string forward, inplace, backward;  // "silu", "silu_", "silu_backward"
@@ -266,10 +285,24 @@ struct Implementations<Op, Run, Guard, std::tuple<S...>, std::tuple<B...>> {
     Run::backward(iter, scalars...);
     return iter.output();
   }
+  // The tensor_scalars overloads: each Scalar read from its 0-dim tensor (on the CPU: no device sync).
+  static at::Tensor forward_tensor_scalars(const at::Tensor& self, TensorScalarArg<S>... scalars) {
+    return forward(self, from_tensor_scalar<S>(scalars)...);
+  }
+  static at::Tensor backward_tensor_scalars(
+      const at::Tensor& grad_output, const at::Tensor& saved, TensorScalarArg<B>... scalars) {
+    return backward(grad_output, saved, from_tensor_scalar<B>(scalars)...);
+  }
   static void register_in(torch::Library& m) {
     m.impl(names<Op>().forward.c_str(), &forward);
     m.impl(names<Op>().inplace.c_str(), &inplace);
     m.impl(names<Op>().backward.c_str(), &backward);
+    if constexpr (kHasScalar<S...>) {
+      m.impl((names<Op>().forward + ".tensor_scalars").c_str(), &forward_tensor_scalars);
+    }
+    if constexpr (kHasScalar<B...>) {
+      m.impl((names<Op>().backward + ".tensor_scalars").c_str(), &backward_tensor_scalars);
+    }
   }
 };
 

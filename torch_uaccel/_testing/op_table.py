@@ -412,24 +412,15 @@ def _family_rows(name, op, reference, alpha, scale=1.0, input_scale=1.0, opcheck
     )
 
 
-def _elu_rows(alpha):
+def _alpha_rows(name, op, reference, alpha, input_scale=1.0, opcheck=(True, True)):
+    """An ELU-family function taking (x, alpha, inplace), as ELU and CELU do, at one alpha."""
     return _family_rows(
-        f"elu:{alpha}",
-        lambda x, inplace=False: ops.elu(x, alpha, inplace),
-        lambda x, inplace=False: F.elu(x, alpha, inplace),
+        f"{name}:{alpha}",
+        lambda x, inplace=False: op(x, alpha, inplace),
+        lambda x, inplace=False: reference(x, alpha, inplace),
         alpha,
-        opcheck=(alpha in (1.0, -0.5), alpha == 1.0),
-    )
-
-
-def _celu_rows(alpha):
-    return _family_rows(
-        f"celu:{alpha}",
-        lambda x, inplace=False: ops.celu(x, alpha, inplace),
-        lambda x, inplace=False: F.celu(x, alpha, inplace),
-        alpha,
-        input_scale=1 / alpha,
-        opcheck=(alpha == 0.7, alpha == 0.7),
+        input_scale=input_scale,
+        opcheck=opcheck,
     )
 
 
@@ -552,9 +543,9 @@ def _silu_rows():
 
 
 OPS = (
-    [row for alpha in ALPHAS for row in _elu_rows(alpha)]
+    [row for a in ALPHAS for row in _alpha_rows("elu", ops.elu, F.elu, a, opcheck=(a in (1.0, -0.5), a == 1.0))]
     + _family_rows("selu", ops.selu, F.selu, ops.SELU_ALPHA, ops.SELU_SCALE, opcheck=(True, False))
-    + [row for alpha in (0.7, 2.0) for row in _celu_rows(alpha)]
+    + [row for a in (0.7, 2.0) for row in _alpha_rows("celu", ops.celu, F.celu, a, 1 / a, (a == 0.7, a == 0.7))]
     + _python_rows()
     + _backward_rows()
     + _silu_rows()
