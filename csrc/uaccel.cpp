@@ -1,4 +1,5 @@
-// Every schema of the `uaccel` library lives here; capability folders only register kernels.
+// Every schema of the `uaccel` library lives here but the pointwise ops', which their headers hold
+// (csrc/ops/<op>.h; the framework defines them, pointwise.cpp); capability folders only register kernels.
 #include <torch/library.h>
 
 #include <string>
@@ -39,26 +40,7 @@ std::string build_info() {
 
 TORCH_LIBRARY(uaccel, m) {
   // Fake (meta) kernels are registered from Python, all in this module.
-  m.set_python_module("torch_uaccel._fake");
-  // The ELU family (csrc/ops/elu.h) with ATen's parameters: ELU is (alpha, 1, 1), SELU and CELU set
-  // scale and input_scale. Scalar, as ATen types them: torch.compile keeps them symbolic instead of
-  // compiling one graph per value. alpha's default is ATen's, 1, written here only: the Python faces
-  // read it from the schema, and the C++ API's kEluDefaultAlpha is checked against it (tests/cpp).
-  // Tagged pointwise (pointwise::define): torch_uaccel/_rules.py gives every pointwise op its vmap,
-  // DTensor and nested-tensor rules, and Inductor may recompute it instead of saving. Ops with Scalar
-  // parameters get a tensor_scalars overload too, for compiled graphs (torch_uaccel/_dynamic_scalars.py).
-  uaccel::pointwise::define(m, "elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor");
-  // In place, like nn.ELU(inplace=True); returns nothing so torch.compile can functionalize it
-  // on every supported torch (the Python and C++ wrappers return `self`).
-  uaccel::pointwise::define(m, "elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> ()");
-  uaccel::pointwise::define(
-      m,
-      "elu_backward(Tensor grad_output, Tensor saved, Scalar alpha, bool is_result, Scalar scale=1, "
-      "Scalar input_scale=1) -> Tensor");
-  // SiLU (csrc/ops/silu.h), as ATen's: y = x * sigmoid(x).
-  uaccel::pointwise::define(m, "silu(Tensor self) -> Tensor");
-  uaccel::pointwise::define(m, "silu_(Tensor(a!) self) -> ()");
-  uaccel::pointwise::define(m, "silu_backward(Tensor grad_output, Tensor self) -> Tensor");
+  m.set_python_module(uaccel::pointwise::kFakesModule);
   m.def("build_info() -> str", &build_info);
   // Check wording and facts (dtypes, alignment bound, stats fields) for the Python fakes, which
   // must say what the C++ checks say (torch_uaccel/_checks.py).

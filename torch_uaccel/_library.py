@@ -25,7 +25,7 @@ def _already_registered() -> bool:
 
 
 def pointwise_ops() -> list[torch._ops.OpOverload]:
-    """The uaccel ops whose schema carries torch.Tag.pointwise (csrc/uaccel.cpp): the fake kernels
+    """The uaccel ops whose schema carries torch.Tag.pointwise (csrc/ops/*.h): the fake kernels
     and the transform rules written once for all of them apply."""
     names = {name.split(".")[0] for name in torch._C._dispatch_get_all_op_names() if name.startswith("uaccel::")}
     overloads = [getattr(torch.ops.uaccel, name.removeprefix("uaccel::")).default for name in sorted(names)]

@@ -1,5 +1,5 @@
 """How PyTorch's transforms and tensor subclasses handle the uaccel pointwise ops (those whose
-schema carries torch.Tag.pointwise, csrc/uaccel.cpp): batching rules for vmap, sharding rules for
+schema carries torch.Tag.pointwise, csrc/ops/*.h): batching rules for vmap, sharding rules for
 DTensor, rules for jagged nested tensors, and how Dynamo sees ELUFunction. (Autograd, forward-mode
 AD and torch.func's grad/jvp need nothing here: the ops' C++ autograd kernels serve them.)
 

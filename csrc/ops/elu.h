@@ -125,6 +125,16 @@ struct BackwardFromResult {
 
 struct Op {
   static constexpr const char* kName = "elu";
+  // ATen's parameters: ELU is (alpha, 1, 1); SELU and CELU set scale and input_scale. Scalar, as ATen
+  // types them. alpha's default is ATen's, 1: the Python faces read it from the schema, and the C++
+  // API's kEluDefaultAlpha is checked against it (tests/cpp). In place returns nothing, so that
+  // torch.compile functionalizes it on every supported torch (the wrappers return `self`).
+  static constexpr pointwise::Schemas kSchemas{
+      "elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor",
+      "elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> ()",
+      "elu_backward(Tensor grad_output, Tensor saved, Scalar alpha, bool is_result, Scalar scale=1, "
+      "Scalar input_scale=1) -> Tensor",
+  };
   using Scalars = std::tuple<at::Scalar, at::Scalar, at::Scalar>;  // alpha, scale, input_scale
   using BackwardScalars = std::tuple<at::Scalar, bool, at::Scalar, at::Scalar>;  // alpha, is_result, ...
 

@@ -57,6 +57,11 @@ struct Backward {
 
 struct Op {
   static constexpr const char* kName = "silu";
+  static constexpr pointwise::Schemas kSchemas{
+      "silu(Tensor self) -> Tensor",
+      "silu_(Tensor(a!) self) -> ()",
+      "silu_backward(Tensor grad_output, Tensor self) -> Tensor",
+  };
 
   template <typename T, typename Run>
   static void forward(const Run& run) {

@@ -1,16 +1,18 @@
 #pragma once
-// The pointwise-op framework. A pointwise op is its schemas (csrc/uaccel.cpp, tagged pointwise)
+// The pointwise-op framework. A pointwise op is one header, csrc/ops/<op>.h, listed in op_list.h:
+// its schemas
 //   <op>(Tensor self, <scalars>) -> Tensor
 //   <op>_(Tensor(a!) self, <scalars>) -> ()
 //   <op>_backward(Tensor grad_output, Tensor <saved>, <backward scalars>) -> Tensor
-// and one header, csrc/ops/<op>.h, with its math and its derivative formulas. CMake lists those
-// headers (the generated pointwise_ops.h), and the framework makes every op's CPU kernels (once per
-// instruction set, pointwise_cpu_isa.cpp), its CPU and CUDA implementations (pointwise.cpp,
-// pointwise_cuda.cu) and its autograd (autograd.h: reverse mode to any order, forward mode, in
-// place, compiled autograd).
+// its math and its derivative formulas. The framework defines the schemas (tagged pointwise;
+// pointwise.cpp, which checks at compile time that they name the op) and makes every op's CPU
+// kernels (once per instruction set, pointwise_cpu_isa.cpp), its CPU and CUDA implementations
+// (pointwise.cpp, pointwise_cuda.cu) and its autograd (autograd.h: reverse mode to any order,
+// forward mode, in place, compiled autograd).
 //
 // The header defines, in namespace uaccel::ops::<op>, a struct Op:
 //   static constexpr const char* kName = "<op>";
+//   static constexpr pointwise::Schemas kSchemas{"<op>(...", "<op>_(...", "<op>_backward(..."};
 //   using Scalars = std::tuple<at::Scalar, ...>;          the forward's arguments after self
 //   using BackwardScalars = std::tuple<at::Scalar, bool, ...>;  the backward's after the two tensors
 //   template <typename T, typename Run> static void forward(const Run& run, <scalars>...);
@@ -43,6 +45,7 @@
 
 #include <array>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -92,6 +95,17 @@ using BackwardScalars = typename BackwardScalarsOf<Op>::type;
 template <typename A>
 using Arg = std::conditional_t<std::is_arithmetic_v<A>, A, const A&>;
 
+// Where the fake kernels of the library's ops are registered (torch.library.register_fake), so that a
+// trace without them tells the user to import it.
+inline constexpr const char* kFakesModule = "torch_uaccel._fake";
+
+// An op's schemas: the op, in place, and its backward.
+struct Schemas {
+  const char* forward;
+  const char* inplace;
+  const char* backward;
+};
+
 // A Scalar parameter as a compiled graph passes it when it is symbolic: a 0-dim tensor (the
 // <op>.tensor_scalars overloads; torch_uaccel/_dynamic_scalars.py says why). Other parameters as they are.
 template <typename A>
@@ -110,6 +124,12 @@ inline constexpr bool kHasScalar = (std::is_same_v<A, at::Scalar> || ...);
 // Defines a pointwise op's schema (tagged pointwise) and, where it returns a tensor and takes Scalar
 // parameters, its <name>.tensor_scalars overload: the same with each Scalar a Tensor (no defaults).
 void define(torch::Library& m, const char* schema);
+
+// Whether `schema` names the op `name` followed by `suffix` ("", "_", "_backward").
+constexpr bool names_op(std::string_view schema, std::string_view name, std::string_view suffix) {
+  return schema.starts_with(name) && schema.substr(name.size()).starts_with(suffix) &&
+      schema.substr(name.size() + suffix.size()).starts_with("(");
+}
 
 // The op's names: its ops, and the labels its messages start with.
 struct Names {

@@ -8,7 +8,7 @@
 namespace uaccel {
 
 // The ELU family.
-// alpha's default, as at::elu's (the schema's, csrc/uaccel.cpp; the seed kernel's 0.1 is alpha = 0.1).
+// alpha's default, as at::elu's (the schema's, csrc/ops/elu.h; the seed kernel's 0.1 is alpha = 0.1).
 inline constexpr double kEluDefaultAlpha = 1.0;
 
 // y = scale * x where x > 0, else alpha * scale * expm1(input_scale * x) (ATen's parametrisation;

@@ -1,0 +1,9 @@
+#pragma once
+// Every pointwise op of the library: its header (csrc/ops/<op>.h, what it holds: pointwise.h), and its
+// name in UACCEL_FOR_EACH_POINTWISE_OP, from which the framework defines its schemas and registers
+// its kernels and autograd (pointwise.cpp, pointwise_cpu_isa.cpp, pointwise_cuda.cu). CMake refuses a
+// header of csrc/ops/ that is not listed here.
+#include "ops/elu.h"
+#include "ops/silu.h"
+
+#define UACCEL_FOR_EACH_POINTWISE_OP(X) X(elu) X(silu)
