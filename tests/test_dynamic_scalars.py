@@ -63,11 +63,39 @@ def test_inductor_compiles_no_more_graphs_than_for_f_elu(train):
     assert ours <= theirs, f"{ours} graphs for 9 alphas, F.elu {theirs}"
 
 
+@pytest.mark.skipif(shutil.which("c++") is None, reason="Inductor's CPU code needs a C++ compiler")
+def test_compiled_second_derivatives_read_each_calls_parameters():
+    """The backward's own gradient takes the parameters from the graph's inputs too: had one become a
+    constant there, Inductor's caches (keyed on a graph that is the same for any value) would hand a
+    later function another function's constant (torch 2.14 did, before the formulas stayed
+    on uaccel ops)."""
+
+    def backward_op(alpha, input_scale):  # the parameters in a closure, as Dynamo lifts them: graph inputs
+        return lambda g, s: torch.ops.uaccel.elu_backward(g, s, alpha, True, 1.0, input_scale)
+
+    for alpha, input_scale in [(1.0, 1.0), (0.7, 1 / 0.7)]:
+        torch._dynamo.reset()
+        compiled = torch.compile(backward_op(alpha, input_scale), dynamic=True)
+        g, s = torch.randn(8, 3, dtype=torch.float64), torch.rand(8, 3, dtype=torch.float64) - 0.5
+        ours = [t.clone().requires_grad_() for t in (g, s)]
+        theirs = [t.clone().requires_grad_() for t in (g, s)]
+        compiled(*ours).sum().backward()
+        torch.ops.aten.elu_backward(theirs[0], alpha, 1.0, input_scale, True, theirs[1]).sum().backward()
+        for a, b in zip(ours, theirs, strict=True):
+            torch.testing.assert_close(a.grad, b.grad)
+
+
 def test_concrete_parameters_keep_the_op():
     """Nothing changes for a graph without symbolic parameters: the op itself, not its tensor_scalars overload."""
     graph = torch.fx.experimental.proxy_tensor.make_fx(lambda x: torch_uaccel.celu(x, 0.7))(torch.randn(3))
     targets = {node.target for node in graph.graph.nodes if node.op == "call_function"}
     assert targets == {torch.ops.uaccel.elu.default}
+
+
+def test_tensor_scalars_overloads_take_one_element_per_scalar():
+    one = torch.ones((), dtype=torch.float64)
+    with pytest.raises(RuntimeError, match=r"1-element tensor, but got one of shape \[2\]"):
+        torch.ops.uaccel.elu.tensor_scalars(torch.randn(3), torch.ones(2), one, one)
 
 
 def test_tensor_scalars_overloads_refuse_autograd():

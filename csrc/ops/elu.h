@@ -186,9 +186,12 @@ struct Op {
   }
 
   // From the input x: on the negative side the derivative is g * input_scale^2 * alpha * scale *
-  // exp(input_scale * x) = input_scale * elu_backward(g, x); from the output y: g * input_scale. The
-  // positive side is g * scale, a constant: zero derivative. At saved == 0 exactly, the positive side,
-  // as ATen's elu_double_backward takes it (so hessian(elu)(0) is 0, as with F.elu).
+  // exp(input_scale * x) = input_scale * elu_backward(g, x), which is elu_backward with scale * input_scale;
+  // from the output y: g * input_scale, which is elu_backward from the input at x = 0 with unit alpha and
+  // scale. The positive side is g * scale, a constant: zero derivative. At saved == 0 exactly, the
+  // positive side, as ATen's elu_double_backward takes it (so hessian(elu)(0) is 0, as with F.elu).
+  // The scalars reach only uaccel ops, never an ATen op's Scalar argument: under torch.compile a
+  // symbolic one then stays a graph input (torch_uaccel/_dynamic_scalars.py), never a constant.
   static at::Tensor backward_wrt_saved(
       const at::Tensor& h,
       const at::Tensor& saved,
@@ -196,9 +199,18 @@ struct Op {
       bool is_result,
       const at::Scalar& scale,
       const at::Scalar& input_scale) {
-    const auto negative_side =
-        is_result ? h * input_scale : uaccel::elu_backward(h, saved, alpha, false, scale, input_scale) * input_scale;
+    const auto negative_side = is_result
+        ? uaccel::elu_backward(h, at::zeros_like(saved), 1, false, 1, input_scale)
+        : uaccel::elu_backward(h, saved, alpha, false, product(scale, input_scale), input_scale);
     return at::where(saved < 0, negative_side, at::zeros_like(negative_side));
+  }
+
+ private:
+  static at::Scalar product(const at::Scalar& a, const at::Scalar& b) {
+    if (a.isSymbolic() || b.isSymbolic()) {
+      return a.toSymFloat() * b.toSymFloat();
+    }
+    return a.toDouble() * b.toDouble();
   }
 };
 

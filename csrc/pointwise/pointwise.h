@@ -113,6 +113,11 @@ using TensorScalarArg = std::conditional_t<std::is_same_v<A, at::Scalar>, const 
 template <typename A>
 decltype(auto) from_tensor_scalar(TensorScalarArg<A> value) {
   if constexpr (std::is_same_v<A, at::Scalar>) {
+    TORCH_CHECK(
+        value.numel() == 1,
+        "uaccel: a tensor_scalars overload takes each Scalar parameter as a 1-element tensor, "
+        "but got one of shape ",
+        value.sizes());
     return value.item();
   } else {
     return value;
