@@ -124,6 +124,25 @@ at::vec::Vectorized<T> exp_parts(at::vec::Vectorized<T> x, const Reconstruct& re
 
 } // namespace detail
 
+// a * b + c rounded once on every instruction set, as compensated arithmetic needs (SiLU's quotient):
+// on the DEFAULT one at::vec::fmadd is a * b + c, rounded twice.
+template <typename T>
+at::vec::Vectorized<T> fma(at::vec::Vectorized<T> a, at::vec::Vectorized<T> b, at::vec::Vectorized<T> c) {
+#if defined(CPU_CAPABILITY_AVX512) || defined(CPU_CAPABILITY_AVX2)
+  return at::vec::fmadd(a, b, c);
+#else
+  constexpr auto kLanes = at::vec::Vectorized<T>::size();
+  T x[kLanes], y[kLanes], z[kLanes];
+  a.store(x);
+  b.store(y);
+  c.store(z);
+  for (int i = 0; i < kLanes; ++i) {
+    x[i] = std::fma(x[i], y[i], z[i]);
+  }
+  return at::vec::Vectorized<T>::loadu(x);
+#endif
+}
+
 // Whether no lane has its sign bit set (each is +0, positive, or a NaN without a sign): one movemask.
 template <typename T>
 bool no_sign_bit(at::vec::Vectorized<T> x) {

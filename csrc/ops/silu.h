@@ -28,7 +28,7 @@ struct Forward {
     const auto m = Vec<T>::blendv(one, e, x < Vec<T>(T(0)));
     const auto num = x * m, den = one + e;
     const auto inv = one / den, q = num * inv;
-    const auto residual = at::vec::fmadd(q.neg(), den, num) + at::vec::fmsub(x, m, num) - q * ((one - den) + e);
+    const auto residual = cpu::fma(q.neg(), den, num) + cpu::fma(x, m, num.neg()) - q * ((one - den) + e);
     return Vec<T>::blendv(at::vec::fmadd(residual, inv, q), x, x == Vec<T>(std::numeric_limits<T>::infinity()));
   }
 #endif
