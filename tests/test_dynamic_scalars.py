@@ -92,6 +92,20 @@ def test_concrete_parameters_keep_the_op():
     assert targets == {torch.ops.uaccel.elu.default}
 
 
+@pytest.mark.parametrize("is_result", [False, True])
+def test_tensor_scalars_overloads_pass_opcheck(is_result):
+    """Schema, and the fake against the real kernel (they exist below autograd only: no gradient to check)."""
+    x, g = torch.randn(4, 5, dtype=torch.float64), torch.randn(4, 5, dtype=torch.float64)
+    alpha, scale, input_scale = (torch.tensor(v, dtype=torch.float64) for v in (0.7, 1.0, 1 / 0.7))
+    utils = ("test_schema", "test_faketensor")
+    torch.library.opcheck(torch.ops.uaccel.elu.tensor_scalars, (x, alpha, scale, input_scale), test_utils=utils)
+    saved = torch.ops.uaccel.elu(x, 0.7, 1.0, 1 / 0.7) if is_result else x
+    args = (g, saved, alpha, is_result, scale, input_scale)
+    torch.library.opcheck(torch.ops.uaccel.elu_backward.tensor_scalars, args, test_utils=utils)
+    expected = torch.ops.uaccel.elu_backward(g, saved, 0.7, is_result, 1.0, 1 / 0.7)
+    torch.testing.assert_close(torch.ops.uaccel.elu_backward.tensor_scalars(*args), expected, rtol=0, atol=0)
+
+
 def test_tensor_scalars_overloads_take_one_element_per_scalar():
     one = torch.ones((), dtype=torch.float64)
     with pytest.raises(RuntimeError, match=r"1-element tensor, but got one of shape \[2\]"):

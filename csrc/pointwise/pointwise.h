@@ -21,7 +21,8 @@
 //   static at::Tensor backward_wrt_saved(h, saved, <backward scalars>...);
 //       d/d(saved) of backward(g, saved), times h = g * (saved's gradient or tangent), in
 //       differentiable tensor ops (double backward, forward over reverse); computed in float for
-//       half types
+//       half types. Its scalars go only to uaccel ops (as elu.h does), never to an ATen op's Scalar
+//       argument: there a symbolic one would become a graph constant under torch.compile
 // and where it needs them (SiLU needs none):
 //   Scalars and BackwardScalars (default: none);
 //   static BackwardScalars backward_scalars(bool from_result, <scalars>...);  (when either has any)
