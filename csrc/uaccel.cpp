@@ -47,8 +47,8 @@ TORCH_LIBRARY(uaccel, m) {
   m.def("_shared_facts() -> (str[], str[])", [] {
     std::vector<std::string> keys, values;
     auto facts = uaccel::checks::shared_facts();
-    for (auto& message : uaccel::pointwise::message_templates()) {
-      facts.push_back(std::move(message));
+    for (auto& fact : uaccel::pointwise::op_facts()) {
+      facts.push_back(std::move(fact));
     }
     for (auto& [key, value] : facts) {
       keys.push_back(std::move(key));

@@ -25,18 +25,30 @@ import shutil
 import subprocess
 import sys
 
-# The dense kernels: flat_kernel<16 / sizeof(scalar_t), scalar_t, inputs, Op<opmath_t>>.
+# The dense kernels: flat_kernel<16 / sizeof(scalar_t), scalar_t, inputs, outputs, uaccel::ops::<op>::<functor>>.
 DENSE_DTYPES = {"float": 4, "double": 8, "c10::Half": 2, "c10::BFloat16": 2}  # sizeof(scalar_t)
-DENSE_FUNCTORS = {  # op::functor: inputs
-    "elu::Forward": 1,
-    "elu::BackwardFromInput": 2,
-    "elu::BackwardFromResult": 2,
-    "silu::Forward": 1,
-    "silu::Backward": 2,
-}
 FLAT_KERNEL = re.compile(
-    r"flat_kernel<(\d+), ([\w:]+), (\d+), uaccel::ops::(\w+)::(?:CPU_CAPABILITY::)?(\w+)<\w+(?:, (?:true|false))?>\s*>"
+    r"flat_kernel<(\d+), ([\w:]+), (\d+), (\d+), uaccel::ops::(\w+)::(?:CPU_CAPABILITY::)?(\w+)<\w+(?:, (?:true|false))?>\s*>"
 )
+
+
+@dataclasses.dataclass(frozen=True)
+class Dense:
+    """A dense kernel: what it runs, on which dtype, over how many inputs and outputs."""
+
+    dtype: str
+    op: str
+    functor: str
+    inputs: int
+    outputs: int
+
+
+def pointwise_ops() -> dict[str, int]:
+    """Each pointwise op of the library (its forward's name) and its number of input tensors: each has
+    a dense forward kernel (inputs -> 1) and a dense backward one (grad_output and inputs -> inputs)."""
+    from torch_uaccel import _library
+
+    return {op._schema.name.removeprefix("uaccel::"): _library.tensor_inputs(op) for op in _library.forward_ops()}
 
 
 def _package_binary(distribution: str, name: str) -> pathlib.Path | None:
@@ -117,14 +129,14 @@ class Kernel:
         return re.sub(r"\b[A-Za-z_]\w*::", "", text).replace(" >", ">")
 
     @property
-    def dense(self) -> tuple[str, str] | None:
-        """(dtype, op) for a dense kernel (16-byte packs), else None."""
+    def dense(self) -> Dense | None:
+        """What a dense kernel (16-byte packs) runs, else None."""
         match = FLAT_KERNEL.search(self.name)
         if not match:
             return None
-        vec, dtype, _, op = int(match[1]), match[2], int(match[3]), f"{match[4]}::{match[5]}"
+        vec, dtype = int(match[1]), match[2]
         if dtype in DENSE_DTYPES and vec * DENSE_DTYPES[dtype] == 16:
-            return dtype, op
+            return Dense(dtype, match[5], match[6], int(match[3]), int(match[4]))
         return None
 
 
@@ -212,20 +224,22 @@ def analyse(library: pathlib.Path, arch: str = "sm_90") -> list[Kernel]:
     return sorted(kernels.values(), key=lambda k: (k.source, k.short_name))
 
 
-def problems(kernels: list[Kernel]) -> list[str]:
-    """What the CI checks fail on: no kernels, a dense kernel missing or without 128-bit global
-    loads (one per input at least) and stores, any kernel with stack/local memory or LDL/STL."""
+def problems(kernels: list[Kernel], ops: dict[str, int]) -> list[str]:
+    """What the CI checks fail on: no kernels; an op of `ops` (name: inputs) without its dense forward
+    or backward kernel for a dtype; a dense kernel without a 128-bit global load per input and a
+    128-bit store per output; any kernel with stack/local memory or LDL/STL."""
     found = []
     if not kernels:
         found.append("no kernels found")
-    dense = {k.dense: k for k in kernels if k.dense}
+    dense = [(k.dense, k) for k in kernels if k.dense]
     for dtype in DENSE_DTYPES:
-        for op, inputs in DENSE_FUNCTORS.items():
-            kernel = dense.get((dtype, op))
-            if kernel is None:
-                found.append(f"dense kernel flat_kernel<{16 // DENSE_DTYPES[dtype]}, {dtype}, {op}> not found")
-            elif kernel.loads_128 < inputs or kernel.stores_128 < 1:
-                found.append(f"{kernel.short_name}: {kernel.loads_128} LDG.128, {kernel.stores_128} STG.128")
+        for op, inputs in ops.items():
+            for what, arity in (("forward", (inputs, 1)), ("backward", (inputs + 1, inputs))):
+                if not any((d.dtype, d.op, d.inputs, d.outputs) == (dtype, op, *arity) for d, _ in dense):
+                    found.append(f"no dense {what} kernel of {op} for {dtype} (flat_kernel<{16 // DENSE_DTYPES[dtype]}, ...>)")
+    for d, kernel in dense:
+        if kernel.loads_128 < d.inputs or kernel.stores_128 < d.outputs:
+            found.append(f"{kernel.short_name}: {kernel.loads_128} LDG.128, {kernel.stores_128} STG.128")
     for kernel in kernels:
         if kernel.stack or kernel.local or kernel.local_accesses:
             found.append(
@@ -267,7 +281,7 @@ def main() -> int:
         print(f"cuda_sass: no {args.arch} kernels in {library} (a CPU-only build?)", file=sys.stderr)
         return 2
     print(report(kernels, args.arch))
-    found = problems(kernels)
+    found = problems(kernels, pointwise_ops())
     for problem in found:
         print(f"FAIL: {problem}")
     return 1 if found else 0

@@ -8,11 +8,11 @@ import re
 import pytest
 from cuda_sass import (
     DENSE_DTYPES,
-    DENSE_FUNCTORS,
     Kernel,
     analyse,
     find_tool,
     list_archs,
+    pointwise_ops,
     problems,
     resource_usage,
 )
@@ -20,7 +20,8 @@ from cuda_sass import (
 import torch_uaccel
 from torch_uaccel import _library
 
-DENSE_KERNELS = [(dtype, op) for dtype in DENSE_DTYPES for op in DENSE_FUNCTORS]
+OPS = pointwise_ops()
+DENSE_KERNELS = [(dtype, op) for dtype in DENSE_DTYPES for op in OPS]  # each: a forward and a backward
 
 
 @pytest.fixture(scope="module")
@@ -79,12 +80,12 @@ def test_kernels_found(kernels):
     ("dtype", "op"), DENSE_KERNELS, ids=[f"{d.removeprefix('c10::')}-{o}" for d, o in DENSE_KERNELS]
 )
 def test_dense_kernels_use_128_bit_global_accesses(kernels, dtype, op):
-    found = [k for k in kernels if k.dense == (dtype, op)]
-    assert len(found) == 1, f"flat_kernel<{16 // DENSE_DTYPES[dtype]}, {dtype}, {DENSE_FUNCTORS[op]}, {op}> not found"
-    kernel = found[0]
-    # kUnroll packs of 16 bytes in flight per input; at least one 128-bit load per input.
-    assert kernel.loads_128 >= DENSE_FUNCTORS[op], (kernel.short_name, dict(kernel.opcodes))
-    assert kernel.stores_128 >= 1, (kernel.short_name, dict(kernel.opcodes))
+    found = [k for k in kernels if k.dense and (k.dense.dtype, k.dense.op) == (dtype, op)]
+    arities = {(k.dense.inputs, k.dense.outputs) for k in found}
+    assert {(OPS[op], 1), (OPS[op] + 1, OPS[op])} <= arities, [k.short_name for k in found]
+    for kernel in found:  # kUnroll packs of 16 bytes in flight per operand: at least one each
+        assert kernel.loads_128 >= kernel.dense.inputs, (kernel.short_name, dict(kernel.opcodes))
+        assert kernel.stores_128 >= kernel.dense.outputs, (kernel.short_name, dict(kernel.opcodes))
 
 
 def test_no_kernel_uses_local_memory(build, archs, kernels):
@@ -106,19 +107,25 @@ def test_checker_flags_what_it_should():
         k.opcodes.update({"LDG.E.128": loads, "STG.E.128.SYS": stores, "LDG.E": 1, "LDL": ldl})
         return k
 
-    def dense(dtype, op, **kwargs):
+    def dense(dtype, op, inputs, outputs, **kwargs):
         vec = 16 // DENSE_DTYPES[dtype]
         return kernel(
-            f"void uaccel::cuda::detail::flat_kernel<{vec}, {dtype}, {DENSE_FUNCTORS[op]}, uaccel::ops::{op}<float> >"
+            f"void uaccel::cuda::detail::flat_kernel<{vec}, {dtype}, {inputs}, {outputs}, uaccel::ops::{op}::F<float> >"
             f"(float*, long)",
             **kwargs,
         )
 
-    good = [dense(d, o, loads=4, stores=2) for d, o in DENSE_KERNELS]
-    assert problems(good) == []
-    assert problems([]) != []
-    assert any("not found" in p for p in problems(good[1:]))
-    assert len(problems([*good[:-1], dense(*DENSE_KERNELS[-1], loads=4, stores=0)])) == 1
-    assert len(problems([*good[:-1], dense(*DENSE_KERNELS[-1], loads=1, stores=2)])) == 1  # 2 inputs, 1 vector load
-    assert len(problems([*good, kernel("void strided_kernel<float>()", stack=8)])) == 1
-    assert len(problems([*good, kernel("void strided_kernel<float>()", ldl=1)])) == 1
+    ops = {"a": 1, "b": 2}
+    good = [
+        dense(d, op, *arity, loads=4, stores=2)
+        for d in DENSE_DTYPES
+        for op, n in ops.items()
+        for arity in ((n, 1), (n + 1, n))
+    ]
+    assert problems(good, ops) == []
+    assert problems([], ops) != []
+    assert any("no dense forward kernel of a" in p for p in problems(good[1:], ops))
+    assert len(problems([*good, dense("float", "b", 3, 2, loads=4, stores=1)], ops)) == 1  # 2 outputs, 1 store
+    assert len(problems([*good, dense("float", "b", 3, 2, loads=2, stores=2)], ops)) == 1  # 3 inputs, 2 loads
+    assert len(problems([*good, kernel("void strided_kernel<float>()", stack=8)], ops)) == 1
+    assert len(problems([*good, kernel("void strided_kernel<float>()", ldl=1)], ops)) == 1

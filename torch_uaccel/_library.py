@@ -32,12 +32,23 @@ def pointwise_ops() -> list[torch._ops.OpOverload]:
     return [op for op in overloads if torch.Tag.pointwise in op.tags]
 
 
+def forward_ops() -> list[torch._ops.OpOverload]:
+    """The pointwise ops that are neither in place nor a backward: one per op header."""
+    return [op for op in pointwise_ops() if op._schema.returns and not op._schema.name.endswith("_backward")]
+
+
+def tensor_inputs(op: torch._ops.OpOverload) -> int:
+    """How many tensors lead the op's arguments (its inputs; a backward's grad_output and saved tensors)."""
+    kinds = [argument.type.kind() for argument in op._schema.arguments]
+    return next((i for i, kind in enumerate(kinds) if kind != "TensorType"), len(kinds))
+
+
 TENSOR_SCALARS = "tensor_scalars"  # the overload of an op with Scalar parameters taking them as tensors
 
 
 def scalar_positions(op: torch._ops.OpOverload) -> list[int]:
-    """Where the op's Scalar parameters are (TorchScript's type system calls Scalar a NumberType)."""
-    return [i for i, argument in enumerate(op._schema.arguments) if argument.type.kind() == "NumberType"]
+    """Where the op's Scalar and float parameters are (TorchScript's type system calls Scalar a NumberType)."""
+    return [i for i, argument in enumerate(op._schema.arguments) if argument.type.kind() in ("NumberType", "FloatType")]
 
 
 def tensor_scalars_overload(op: torch._ops.OpOverload) -> torch._ops.OpOverload | None:

@@ -3,6 +3,8 @@
 #include <ATen/core/Formatting.h>
 #include <c10/util/Exception.h>
 
+#include <algorithm>
+
 #include <uaccel/memory.h>
 
 namespace uaccel::checks {
@@ -13,6 +15,9 @@ constexpr const char* kFloatingMessage =
     "{op}: expected {name} to be a floating-point tensor ({dtypes}), but got {got}";
 constexpr const char* kSameMessage =
     "{op}: expected {a} and {b} to have the same {what}, but got {a_value} and {b_value}";
+constexpr const char* kBroadcastMessage =
+    "{op}: expected {a} and {b} to broadcast to one shape, but got {a_value} and {b_value}";
+constexpr const char* kChoiceMessage = "{op}: expected {name} to be one of {accepted}, but got '{got}'";
 constexpr const char* kAlignmentMessage =
     "{op}: expected alignment to be a power of two between 1 and {max} bytes, but got {got}";
 
@@ -76,6 +81,39 @@ void same_device(const char* op, const char* a_name, const at::Tensor& a, const 
   same(op, "device", a_name, a.device(), b_name, b.device());
 }
 
+void broadcastable(const char* op, const char* a_name, const at::Tensor& a, const char* b_name, const at::Tensor& b) {
+  const auto x = a.sizes(), y = b.sizes();
+  for (size_t i = 1; i <= std::min(x.size(), y.size()); ++i) {
+    const auto m = x[x.size() - i], n = y[y.size() - i];
+    TORCH_CHECK(
+        m == n || m == 1 || n == 1,
+        format(
+            kBroadcastMessage,
+            {{"op", op}, {"a", a_name}, {"b", b_name}, {"a_value", c10::str(x)}, {"b_value", c10::str(y)}}));
+  }
+}
+
+void choice(const char* op, std::string_view name, std::string_view accepted, std::string_view value) {
+  std::vector<std::string_view> values;
+  for (size_t start = 0; start < accepted.size();) {
+    const auto end = std::min(accepted.find(' ', start), accepted.size());
+    values.push_back(accepted.substr(start, end - start));
+    start = end + 1;
+  }
+  if (std::find(values.begin(), values.end(), value) != values.end()) {
+    return;
+  }
+  std::string listed;
+  for (size_t i = 0; i < values.size(); ++i) {
+    listed += (i == 0 ? "" : i + 1 == values.size() ? " or " : ", ") + ("'" + std::string(values[i]) + "'");
+  }
+  TORCH_CHECK(
+      false,
+      format(
+          kChoiceMessage,
+          {{"op", op}, {"name", std::string(name)}, {"accepted", listed}, {"got", std::string(value)}}));
+}
+
 void alignment(const char* op, int64_t alignment) {
   TORCH_CHECK(
       alignment >= 1 && alignment <= kMaxAlignment && (alignment & (alignment - 1)) == 0,
@@ -95,6 +133,8 @@ std::vector<std::pair<std::string, std::string>> shared_facts() {
   return {
       {"message.floating", format(kFloatingMessage, {{"dtypes", floating_dtypes_text()}})},
       {"message.same", kSameMessage},
+      {"message.broadcast", kBroadcastMessage},
+      {"message.choice", kChoiceMessage},
       {"message.alignment", format(kAlignmentMessage, {{"max", std::to_string(kMaxAlignment)}})},
       {"floating_dtypes", dtypes},
       {"max_alignment", std::to_string(kMaxAlignment)},

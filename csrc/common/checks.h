@@ -6,6 +6,7 @@
 
 #include <array>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -29,6 +30,10 @@ void floating(const char* op, const char* name, const at::Tensor& t);
 void same_dtype(const char* op, const char* a_name, const at::Tensor& a, const char* b_name, const at::Tensor& b);
 void same_shape(const char* op, const char* a_name, const at::Tensor& a, const char* b_name, const at::Tensor& b);
 void same_device(const char* op, const char* a_name, const at::Tensor& a, const char* b_name, const at::Tensor& b);
+// Whether a and b broadcast (sizes from the last dimension on equal, or one of them 1).
+void broadcastable(const char* op, const char* a_name, const at::Tensor& a, const char* b_name, const at::Tensor& b);
+// Whether a str parameter's value is one of `accepted` (space-separated).
+void choice(const char* op, std::string_view name, std::string_view accepted, std::string_view value);
 void alignment(const char* op, int64_t alignment);
 
 // (key, value) pairs for uaccel::_shared_facts: the message templates ("message.<check>", with

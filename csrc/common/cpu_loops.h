@@ -3,7 +3,8 @@
 // contiguous runs and a scalar loop on strided ones, in parallel over ATen's grain size.
 //
 // An op is a functor with `T operator()(T...)` and `Vectorized<T> vec(Vectorized<T>...)`, where
-// T = at::opmath_type<scalar_t> (float for float16/bfloat16): the math is written once per op.
+// T = at::opmath_type<scalar_t> (float for float16/bfloat16), returning Outputs of them for M
+// outputs (a backward's gradients, common/outputs.h): the math is written once per op.
 //
 // Include it only from translation units compiled once per instruction set (*_isa.cpp, see
 // CMakeLists.txt): everything here lives in the inline namespace CPU_CAPABILITY, as ATen's vec code
@@ -20,24 +21,43 @@
 #include <type_traits>
 #include <utility>
 
+#include "common/outputs.h"
+
 namespace uaccel::cpu {
 inline namespace CPU_CAPABILITY {
 namespace detail {
 
-// Contiguous raw-pointer core in the math type: out[i] = op(in_0[i], ..., in_N-1[i]).
-template <typename T, typename Op, size_t... I>
+// Stores result k of a functor (one value, or Outputs) to out[k], as scalar_t.
+template <size_t M, typename R, typename scalar_t>
+void store(const R& result, const std::array<scalar_t*, M>& out, int64_t i) {
+  for (size_t k = 0; k < M; ++k) {
+    if constexpr (requires { output_part(result, k).store(out[k] + i); }) {
+      output_part(result, k).store(out[k] + i);
+    } else {
+      out[k][i] = static_cast<scalar_t>(output_part(result, k));
+    }
+  }
+}
+
+// Contiguous raw-pointer core in the math type: out_k[i] = op(in_0[i], ..., in_N-1[i]) result k.
+template <typename T, size_t M, typename Op, size_t... I>
 void map_contiguous(
-    T* out, const std::array<const T*, sizeof...(I)>& in, int64_t n, const Op& shared_op, std::index_sequence<I...>) {
+    const std::array<T*, M>& out,
+    const std::array<const T*, sizeof...(I)>& in,
+    int64_t n,
+    const Op& shared_op,
+    std::index_sequence<I...>) {
   using Vec = at::vec::Vectorized<T>;
   // Locals: no store through `out` can alias them, so the coefficients and pointers stay in registers.
   const Op op = shared_op;
   const std::array<const T*, sizeof...(I)> from = in;
+  const std::array<T*, M> to = out;
   int64_t i = 0;
   for (; i + Vec::size() <= n; i += Vec::size()) {
-    op.vec(Vec::loadu(from[I] + i)...).store(out + i);
+    store<M>(op.vec(Vec::loadu(from[I] + i)...), to, i);
   }
   for (; i < n; ++i) {
-    out[i] = op(from[I][i]...);
+    store<M>(op(from[I][i]...), to, i);
   }
 }
 
@@ -87,9 +107,9 @@ at::vec::Vectorized<scalar_t> narrow(at::vec::Vectorized<float> first, at::vec::
 // Contiguous core for half types: each vector of scalar_t is widened in registers into two vectors
 // of float, the op runs on both and the results are narrowed on the store, as ATen's own
 // reduced-precision loops do (no pass through a float buffer).
-template <typename scalar_t, typename Op, size_t... I>
+template <typename scalar_t, size_t M, typename Op, size_t... I>
 void map_contiguous_reduced(
-    scalar_t* out,
+    const std::array<scalar_t*, M>& out,
     const std::array<const scalar_t*, sizeof...(I)>& in,
     int64_t n,
     const Op& op,
@@ -101,16 +121,19 @@ void map_contiguous_reduced(
     const std::array wide{widen<scalar_t>(Vec::loadu(in[I] + i))...};
     const auto first = local_op.vec(std::get<0>(wide[I])...);
     const auto second = local_op.vec(std::get<1>(wide[I])...);
-    narrow<scalar_t>(first, second).store(out + i);
+    for (size_t k = 0; k < M; ++k) {
+      narrow<scalar_t>(output_part(first, k), output_part(second, k)).store(out[k] + i);
+    }
   }
   for (; i < n; ++i) {
-    out[i] = static_cast<scalar_t>(op(static_cast<at::opmath_type<scalar_t>>(in[I][i])...));
+    store<M>(op(static_cast<at::opmath_type<scalar_t>>(in[I][i])...), out, i);
   }
 }
 
 // Contiguous core for any storage type, with one math path (in the math type) for every dtype.
-template <typename scalar_t, size_t N, typename Op>
-void map_contiguous(scalar_t* out, const std::array<const scalar_t*, N>& in, int64_t n, const Op& op) {
+template <typename scalar_t, size_t N, size_t M, typename Op>
+void map_contiguous(
+    const std::array<scalar_t*, M>& out, const std::array<const scalar_t*, N>& in, int64_t n, const Op& op) {
   if constexpr (at::is_reduced_floating_point_v<scalar_t>) {
     map_contiguous_reduced(out, in, n, op, std::make_index_sequence<N>{});
   } else {
@@ -118,13 +141,15 @@ void map_contiguous(scalar_t* out, const std::array<const scalar_t*, N>& in, int
   }
 }
 
-// Strided scalar core; `data`/`strides` are TensorIterator's (operand 0 is the output, strides in bytes).
-template <typename scalar_t, typename Op, size_t... I>
+// Strided scalar core; `data`/`strides` are TensorIterator's (M outputs, then the inputs; strides in bytes).
+template <typename scalar_t, size_t M, typename Op, size_t... I>
 void map_strided(char* const* data, const int64_t* strides, int64_t n, const Op& op, std::index_sequence<I...>) {
   using T = at::opmath_type<scalar_t>;
   for (int64_t i = 0; i < n; ++i) {
-    *reinterpret_cast<scalar_t*>(data[0] + i * strides[0]) = static_cast<scalar_t>(
-        op(static_cast<T>(*reinterpret_cast<const scalar_t*>(data[I + 1] + i * strides[I + 1]))...));
+    const auto result = op(static_cast<T>(*reinterpret_cast<const scalar_t*>(data[M + I] + i * strides[M + I]))...);
+    for (size_t k = 0; k < M; ++k) {
+      *reinterpret_cast<scalar_t*>(data[k] + i * strides[k]) = static_cast<scalar_t>(output_part(result, k));
+    }
   }
 }
 
@@ -144,24 +169,29 @@ void specialized(const Op& op, const Loop& loop) {
 
 // Runs `op` over n elements laid out alike in memory (dense tensors with one layout), in parallel over
 // ATen's grain size: no TensorIterator to build, which is most of a small tensor's cost.
-template <typename scalar_t, size_t N, typename Op>
-void elementwise_dense(scalar_t* out, const std::array<const scalar_t*, N>& in, int64_t n, const Op& any_op) {
+template <typename scalar_t, size_t N, size_t M, typename Op>
+void elementwise_dense(
+    const std::array<scalar_t*, M>& out, const std::array<const scalar_t*, N>& in, int64_t n, const Op& any_op) {
   detail::specialized(any_op, [&](const auto& op) {
     at::parallel_for(0, n, at::internal::GRAIN_SIZE, [&](int64_t begin, int64_t end) {
       std::array<const scalar_t*, N> from;
+      std::array<scalar_t*, M> to;
       for (size_t k = 0; k < N; ++k) {
         from[k] = in[k] + begin;
       }
-      detail::map_contiguous(out + begin, from, end - begin, op);
+      for (size_t k = 0; k < M; ++k) {
+        to[k] = out[k] + begin;
+      }
+      detail::map_contiguous(to, from, end - begin, op);
     });
   });
 }
 
-// Runs `op` over `iter` (one output, N inputs, all of dtype scalar_t).
-template <typename scalar_t, size_t N, typename Op>
+// Runs `op` over `iter` (M outputs, N inputs, all of dtype scalar_t).
+template <typename scalar_t, size_t N, size_t M, typename Op>
 void elementwise(at::TensorIteratorBase& iter, const Op& any_op) {
-  TORCH_INTERNAL_ASSERT(iter.ninputs() == static_cast<int>(N) && iter.noutputs() == 1);
-  constexpr int kTensors = N + 1;
+  TORCH_INTERNAL_ASSERT(iter.ninputs() == static_cast<int>(N) && iter.noutputs() == static_cast<int>(M));
+  constexpr int kTensors = N + M;
   detail::specialized(any_op, [&](const auto& op) {
     iter.for_each(
         [&](char** data, const int64_t* strides, int64_t size0, int64_t size1) {
@@ -173,13 +203,17 @@ void elementwise(at::TensorIteratorBase& iter, const Op& any_op) {
           std::copy(data, data + kTensors, ptrs.begin());
           for (int64_t outer = 0; outer < size1; ++outer) {
             if (contiguous) {
-              std::array<const scalar_t*, N> in;
-              for (size_t k = 0; k < N; ++k) {
-                in[k] = reinterpret_cast<const scalar_t*>(ptrs[k + 1]);
+              std::array<scalar_t*, M> to;
+              std::array<const scalar_t*, N> from;
+              for (size_t k = 0; k < M; ++k) {
+                to[k] = reinterpret_cast<scalar_t*>(ptrs[k]);
               }
-              detail::map_contiguous(reinterpret_cast<scalar_t*>(ptrs[0]), in, size0, op);
+              for (size_t k = 0; k < N; ++k) {
+                from[k] = reinterpret_cast<const scalar_t*>(ptrs[M + k]);
+              }
+              detail::map_contiguous(to, from, size0, op);
             } else {
-              detail::map_strided<scalar_t>(ptrs.data(), strides, size0, op, std::make_index_sequence<N>{});
+              detail::map_strided<scalar_t, M>(ptrs.data(), strides, size0, op, std::make_index_sequence<N>{});
             }
             for (int k = 0; k < kTensors; ++k) {
               ptrs[k] += outer_strides[k];

@@ -7,7 +7,7 @@
 //  - anything else (slices with steps, stride-0 expanded inputs): a strided kernel that maps a
 //    linear index to per-operand byte offsets.
 // All indexing is 64-bit. An op is a functor with `__host__ __device__ T operator()(T...)`,
-// T = at::opmath_type<scalar_t>. The caller holds the device guard.
+// T = at::opmath_type<scalar_t>, returning Outputs<T, M> for M outputs (common/outputs.h). The caller holds the device guard.
 #include <ATen/OpMathType.h>
 #include <ATen/TensorIterator.h>
 #include <c10/cuda/CUDAException.h>
@@ -18,7 +18,10 @@
 #include <array>
 #include <cstdint>
 #include <mutex>
+#include <type_traits>
 #include <utility>
+
+#include "common/outputs.h"
 
 namespace uaccel::cuda {
 namespace detail {
@@ -46,14 +49,14 @@ struct alignas(sizeof(scalar_t) * kVec) Pack {
   scalar_t v[kVec];
 };
 
-template <typename scalar_t, typename Op, typename Inputs, size_t... K>
-__device__ __forceinline__ scalar_t apply(const Op& op, const Inputs& in, std::index_sequence<K...>) {
-  using T = at::opmath_type<scalar_t>;
-  return static_cast<scalar_t>(op(static_cast<T>(in[K])...));
+template <typename Op, typename Inputs, size_t... K>
+__device__ __forceinline__ auto apply(const Op& op, const Inputs& in, std::index_sequence<K...>) {
+  using T = at::opmath_type<std::remove_cv_t<std::remove_reference_t<decltype(in[0])>>>;
+  return op(static_cast<T>(in[K])...);
 }
 
-template <int kVec, typename scalar_t, int N, typename Op>
-__global__ void flat_kernel(scalar_t* out, Array<const scalar_t*, N> in, int64_t n, Op op) {
+template <int kVec, typename scalar_t, int N, int M, typename Op>
+__global__ void flat_kernel(Array<scalar_t*, M> out, Array<const scalar_t*, N> in, int64_t n, Op op) {
   using P = Pack<scalar_t, kVec>;
   const int64_t packs = n / kVec;
   const int64_t threads = static_cast<int64_t>(gridDim.x) * blockDim.x;
@@ -74,7 +77,7 @@ __global__ void flat_kernel(scalar_t* out, Array<const scalar_t*, N> in, int64_t
     for (int u = 0; u < kUnroll; ++u) {
       const int64_t p = base + static_cast<int64_t>(u) * blockDim.x;
       if (p < packs) {
-        P result;
+        P result[M];
 #pragma unroll
         for (int j = 0; j < kVec; ++j) {
           scalar_t lane[N];
@@ -82,9 +85,16 @@ __global__ void flat_kernel(scalar_t* out, Array<const scalar_t*, N> in, int64_t
           for (int k = 0; k < N; ++k) {
             lane[k] = loaded[u][k].v[j];
           }
-          result.v[j] = apply<scalar_t>(op, lane, std::make_index_sequence<N>{});
+          const auto value = apply(op, lane, std::make_index_sequence<N>{});
+#pragma unroll
+          for (int m = 0; m < M; ++m) {
+            result[m].v[j] = static_cast<scalar_t>(output_part(value, m));
+          }
         }
-        reinterpret_cast<P*>(out)[p] = result;
+#pragma unroll
+        for (int m = 0; m < M; ++m) {
+          reinterpret_cast<P*>(out.v[m])[p] = result[m];
+        }
       }
     }
   }
@@ -95,7 +105,11 @@ __global__ void flat_kernel(scalar_t* out, Array<const scalar_t*, N> in, int64_t
     for (int k = 0; k < N; ++k) {
       lane[k] = in.v[k][i];
     }
-    out[i] = apply<scalar_t>(op, lane, std::make_index_sequence<N>{});
+    const auto value = apply(op, lane, std::make_index_sequence<N>{});
+#pragma unroll
+    for (int m = 0; m < M; ++m) {
+      out.v[m][i] = static_cast<scalar_t>(output_part(value, m));
+    }
   }
 }
 
@@ -107,26 +121,30 @@ struct StridedLayout {
   int64_t strides[kMaxDims][kTensors];
 };
 
-template <typename scalar_t, int N, typename Op>
-__global__ void strided_kernel(Array<char*, N + 1> data, StridedLayout<N + 1> layout, int64_t n, Op op) {
+template <typename scalar_t, int N, int M, typename Op>
+__global__ void strided_kernel(Array<char*, N + M> data, StridedLayout<N + M> layout, int64_t n, Op op) {
   const int64_t threads = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += threads) {
-    int64_t offsets[N + 1] = {};
+    int64_t offsets[N + M] = {};
     int64_t rest = i;
     for (int d = 0; d < layout.ndim; ++d) {
       const int64_t index = rest % layout.sizes[d];
       rest /= layout.sizes[d];
 #pragma unroll
-      for (int k = 0; k <= N; ++k) {
+      for (int k = 0; k < N + M; ++k) {
         offsets[k] += index * layout.strides[d][k];
       }
     }
     scalar_t lane[N];
 #pragma unroll
     for (int k = 0; k < N; ++k) {
-      lane[k] = *reinterpret_cast<const scalar_t*>(data.v[k + 1] + offsets[k + 1]);
+      lane[k] = *reinterpret_cast<const scalar_t*>(data.v[M + k] + offsets[M + k]);
     }
-    *reinterpret_cast<scalar_t*>(data.v[0] + offsets[0]) = apply<scalar_t>(op, lane, std::make_index_sequence<N>{});
+    const auto value = apply(op, lane, std::make_index_sequence<N>{});
+#pragma unroll
+    for (int m = 0; m < M; ++m) {
+      *reinterpret_cast<scalar_t*>(data.v[m] + offsets[m]) = static_cast<scalar_t>(output_part(value, m));
+    }
   }
 }
 
@@ -155,64 +173,74 @@ inline unsigned int grid_for(int64_t work_items) {
 
 } // namespace detail
 
-// out[i] = op(in_0[i], ..., in_N-1[i]) for i < n on the current stream: the tensors are dense in one
-// layout (the element order is irrelevant to an elementwise op).
-template <typename scalar_t, size_t N, typename Op>
-void elementwise_dense(scalar_t* out, const std::array<const scalar_t*, N>& inputs, int64_t n, const Op& op) {
+// out_m[i] = op(in_0[i], ..., in_N-1[i]) result m, for i < n on the current stream: the tensors are
+// dense in one layout (the element order is irrelevant to an elementwise op).
+template <typename scalar_t, size_t N, size_t M, typename Op>
+void elementwise_dense(
+    const std::array<scalar_t*, M>& outputs, const std::array<const scalar_t*, N>& inputs, int64_t n, const Op& op) {
   using namespace detail;
   if (n == 0) {
     return;
   }
   const cudaStream_t stream = c10::cuda::getCurrentCUDAStream();
+  Array<scalar_t*, M> out;
   Array<const scalar_t*, N> in;
-  bool aligned = reinterpret_cast<uintptr_t>(out) % 16 == 0;
+  bool aligned = true;
+  for (size_t k = 0; k < M; ++k) {
+    out.v[k] = outputs[k];
+    aligned = aligned && reinterpret_cast<uintptr_t>(out.v[k]) % 16 == 0;
+  }
   for (size_t k = 0; k < N; ++k) {
     in.v[k] = inputs[k];
     aligned = aligned && reinterpret_cast<uintptr_t>(in.v[k]) % 16 == 0;
   }
   constexpr int kVec = 16 / sizeof(scalar_t);
   if (aligned) {
-    flat_kernel<kVec, scalar_t, N><<<grid_for(n / kVec / kUnroll), kThreads, 0, stream>>>(out, in, n, op);
+    flat_kernel<kVec, scalar_t, N, M><<<grid_for(n / kVec / kUnroll), kThreads, 0, stream>>>(out, in, n, op);
   } else {
-    flat_kernel<1, scalar_t, N><<<grid_for(n / kUnroll), kThreads, 0, stream>>>(out, in, n, op);
+    flat_kernel<1, scalar_t, N, M><<<grid_for(n / kUnroll), kThreads, 0, stream>>>(out, in, n, op);
   }
   C10_CUDA_KERNEL_LAUNCH_CHECK();
 }
 
-// Runs `op` over `iter` (one output, N inputs, all of dtype scalar_t) on the current stream.
-template <typename scalar_t, size_t N, typename Op>
+// Runs `op` over `iter` (M outputs, N inputs, all of dtype scalar_t) on the current stream.
+template <typename scalar_t, size_t N, size_t M, typename Op>
 void elementwise(at::TensorIteratorBase& iter, const Op& op) {
   using namespace detail;
-  TORCH_INTERNAL_ASSERT(iter.ninputs() == static_cast<int>(N) && iter.noutputs() == 1);
+  TORCH_INTERNAL_ASSERT(iter.ninputs() == static_cast<int>(N) && iter.noutputs() == static_cast<int>(M));
   const int64_t n = iter.numel();
   if (n == 0) {
     return;
   }
   if (iter.is_contiguous()) {
+    std::array<scalar_t*, M> out;
     std::array<const scalar_t*, N> in;
-    for (size_t k = 0; k < N; ++k) {
-      in[k] = static_cast<const scalar_t*>(iter.data_ptr(k + 1));
+    for (size_t k = 0; k < M; ++k) {
+      out[k] = static_cast<scalar_t*>(iter.data_ptr(k));
     }
-    elementwise_dense<scalar_t, N>(static_cast<scalar_t*>(iter.data_ptr(0)), in, n, op);
+    for (size_t k = 0; k < N; ++k) {
+      in[k] = static_cast<const scalar_t*>(iter.data_ptr(M + k));
+    }
+    elementwise_dense<scalar_t, N, M>(out, in, n, op);
     return;
   }
   TORCH_CHECK(
       iter.ndim() <= kMaxDims, "uaccel: CUDA kernels support at most ", kMaxDims, " non-mergeable dimensions, got ",
       iter.ndim());
-  Array<char*, N + 1> data;
-  StridedLayout<N + 1> layout{};
+  Array<char*, N + M> data;
+  StridedLayout<N + M> layout{};
   layout.ndim = iter.ndim();
-  for (size_t k = 0; k <= N; ++k) {
+  for (size_t k = 0; k < N + M; ++k) {
     data.v[k] = static_cast<char*>(iter.data_ptr(k));
   }
   for (int d = 0; d < iter.ndim(); ++d) {
     layout.sizes[d] = iter.shape()[d];
-    for (size_t k = 0; k <= N; ++k) {
+    for (size_t k = 0; k < N + M; ++k) {
       layout.strides[d][k] = iter.strides(k)[d];
     }
   }
   const cudaStream_t stream = c10::cuda::getCurrentCUDAStream();
-  strided_kernel<scalar_t, N><<<grid_for(n), kThreads, 0, stream>>>(data, layout, n, op);
+  strided_kernel<scalar_t, N, M><<<grid_for(n), kThreads, 0, stream>>>(data, layout, n, op);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
 }
 

@@ -19,11 +19,40 @@ C10_HOST_DEVICE inline float expm1(float x) {
 C10_HOST_DEVICE inline double expm1(double x) {
   return ::expm1(x);
 }
+C10_HOST_DEVICE inline float erfc(float x) {
+  return ::erfcf(x);
+}
+C10_HOST_DEVICE inline double erfc(double x) {
+  return ::erfc(x);
+}
 C10_HOST_DEVICE inline float fma(float a, float b, float c) {
   return ::fmaf(a, b, c);
 }
 C10_HOST_DEVICE inline double fma(double a, double b, double c) {
   return ::fma(a, b, c);
+}
+
+// What math written once for scalars and vectors (vec_math.h has the vector forms) needs beyond the
+// arithmetic operators: the choice by a condition, -x, -|x|, clamping that keeps NaN, and e^x for x <= 0.
+template <typename T>
+C10_HOST_DEVICE T select(bool condition, T if_true, T if_false) {
+  return condition ? if_true : if_false;
+}
+template <typename T>
+C10_HOST_DEVICE T neg(T x) {
+  return -x;
+}
+template <typename T>
+C10_HOST_DEVICE T neg_abs(T x) {
+  return x < T(0) ? x : -x;
+}
+template <typename T>
+C10_HOST_DEVICE T clamp(T x, T low, T high) {
+  return x < low ? low : x > high ? high : x;
+}
+template <typename T>
+C10_HOST_DEVICE T exp_nonpositive(T x) {
+  return exp(x);
 }
 
 } // namespace uaccel::math

@@ -200,3 +200,36 @@ at::vec::Vectorized<T> exp_nonpositive(at::vec::Vectorized<T> x) {
 
 } // namespace CPU_CAPABILITY
 } // namespace uaccel::cpu
+
+namespace uaccel::math {
+inline namespace CPU_CAPABILITY {
+
+// The vector forms of scalar_math.h's functions, so that an op's math can be written once for both
+// (clamp is at::vec::clamp, found by argument-dependent lookup; it keeps NaN, as the scalar one does).
+template <typename T>
+at::vec::Vectorized<T> select(at::vec::Vectorized<T> mask, at::vec::Vectorized<T> if_true, at::vec::Vectorized<T> if_false) {
+  return at::vec::Vectorized<T>::blendv(if_false, if_true, mask);
+}
+template <typename T>
+at::vec::Vectorized<T> neg(at::vec::Vectorized<T> x) {
+  return x.neg();
+}
+template <typename T>
+at::vec::Vectorized<T> neg_abs(at::vec::Vectorized<T> x) {
+  return x | at::vec::Vectorized<T>(T(-0.0));  // the sign bit set
+}
+template <typename T>
+at::vec::Vectorized<T> exp_nonpositive(at::vec::Vectorized<T> x) {
+  return cpu::exp_nonpositive(x);
+}
+template <typename T>
+at::vec::Vectorized<T> fma(at::vec::Vectorized<T> a, at::vec::Vectorized<T> b, at::vec::Vectorized<T> c) {
+  return cpu::fma(a, b, c);
+}
+template <typename T>
+at::vec::Vectorized<T> erfc(at::vec::Vectorized<T> x) {
+  return x.erfc();
+}
+
+} // namespace CPU_CAPABILITY
+} // namespace uaccel::math

@@ -38,7 +38,7 @@ void copy_on_device(const at::Tensor& dst, const at::Tensor& src, cudaStream_t s
   }
   auto iter = copy_iter(dst, src);
   dispatch_by_element_size(dst.element_size(), [&](auto word) {
-    cuda::elementwise<decltype(word), 1>(iter, Identity{});
+    cuda::elementwise<decltype(word), 1, 1>(iter, Identity{});
   });
 }
 

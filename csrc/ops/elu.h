@@ -130,13 +130,13 @@ struct Op {
   // API's kEluDefaultAlpha is checked against it (tests/cpp). In place returns nothing, so that
   // torch.compile functionalizes it on every supported torch (the wrappers return `self`).
   static constexpr pointwise::Schemas kSchemas{
-      "elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor",
-      "elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> ()",
-      "elu_backward(Tensor grad_output, Tensor saved, Scalar alpha, bool is_result, Scalar scale=1, "
-      "Scalar input_scale=1) -> Tensor",
+      .forward = "elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor",
+      .inplace = "elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> ()",
+      .backward = "elu_backward(Tensor grad_output, Tensor saved, Scalar alpha, bool is_result, Scalar scale=1, "
+                  "Scalar input_scale=1) -> Tensor",
   };
-  using Scalars = std::tuple<at::Scalar, at::Scalar, at::Scalar>;  // alpha, scale, input_scale
-  using BackwardScalars = std::tuple<at::Scalar, bool, at::Scalar, at::Scalar>;  // alpha, is_result, ...
+  using Params = std::tuple<at::Scalar, at::Scalar, at::Scalar>;  // alpha, scale, input_scale
+  using BackwardParams = std::tuple<at::Scalar, bool, at::Scalar, at::Scalar>;  // alpha, is_result, ...
 
   template <typename T, typename Run>
   static void forward(const Run& run, const at::Scalar& alpha, const at::Scalar& scale, const at::Scalar& input_scale) {
@@ -159,7 +159,7 @@ struct Op {
   static bool saves_result(const at::Scalar& alpha, const at::Scalar& scale, const at::Scalar& input_scale) {
     return alpha.to<double>() >= 0 && scale.to<double>() > 0 && input_scale.to<double>() >= 0;
   }
-  static BackwardScalars backward_scalars(
+  static BackwardParams backward_params(
       bool from_result, const at::Scalar& alpha, const at::Scalar& scale, const at::Scalar& input_scale) {
     return {alpha, from_result, scale, input_scale};
   }

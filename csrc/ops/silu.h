@@ -58,9 +58,9 @@ struct Backward {
 struct Op {
   static constexpr const char* kName = "silu";
   static constexpr pointwise::Schemas kSchemas{
-      "silu(Tensor self) -> Tensor",
-      "silu_(Tensor(a!) self) -> ()",
-      "silu_backward(Tensor grad_output, Tensor self) -> Tensor",
+      .forward = "silu(Tensor self) -> Tensor",
+      .inplace = "silu_(Tensor(a!) self) -> ()",
+      .backward = "silu_backward(Tensor grad_output, Tensor self) -> Tensor",
   };
 
   template <typename T, typename Run>

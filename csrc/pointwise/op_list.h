@@ -4,6 +4,7 @@
 // its kernels and autograd (pointwise.cpp, pointwise_cpu_isa.cpp, pointwise_cuda.cu). CMake refuses a
 // header of csrc/ops/ that is not listed here.
 #include "ops/elu.h"
+#include "ops/gelu.h"
 #include "ops/silu.h"
 
-#define UACCEL_FOR_EACH_POINTWISE_OP(X) X(elu) X(silu)
+#define UACCEL_FOR_EACH_POINTWISE_OP(X) X(elu) X(gelu) X(silu)

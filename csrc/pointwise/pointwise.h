@@ -1,42 +1,48 @@
 #pragma once
 // The pointwise-op framework. A pointwise op is one header, csrc/ops/<op>.h, listed in op_list.h:
-// its schemas
-//   <op>(Tensor self, <scalars>) -> Tensor
-//   <op>_(Tensor(a!) self, <scalars>) -> ()
-//   <op>_backward(Tensor grad_output, Tensor <saved>, <backward scalars>) -> Tensor
-// its math and its derivative formulas. The framework defines the schemas (tagged pointwise;
-// pointwise.cpp, which checks at compile time that they name the op) and makes every op's CPU
-// kernels (once per instruction set, pointwise_cpu_isa.cpp), its CPU and CUDA implementations
-// (pointwise.cpp, pointwise_cuda.cu) and its autograd (autograd.h: reverse mode to any order,
-// forward mode, in place, compiled autograd).
+// its schemas, its math and its derivative formulas. The framework defines the schemas (tagged
+// pointwise, checked at compile time against the op's C++ description: pointwise.cpp's check_op) and
+// makes every op's CPU kernels (once per instruction set, pointwise_cpu_isa.cpp), its CPU and CUDA
+// implementations (pointwise.cpp, pointwise_cuda.cu) and its autograd (autograd.h: reverse mode to
+// any order, forward mode, in place, compiled autograd).
 //
 // The header defines, in namespace uaccel::ops::<op>, a struct Op:
 //   static constexpr const char* kName = "<op>";
-//   static constexpr pointwise::Schemas kSchemas{"<op>(...", "<op>_(...", "<op>_backward(..."};
-//   using Scalars = std::tuple<at::Scalar, ...>;          the forward's arguments after self
-//   using BackwardScalars = std::tuple<at::Scalar, bool, ...>;  the backward's after the two tensors
-//   template <typename T, typename Run> static void forward(const Run& run, <scalars>...);
-//   template <typename T, typename Run> static void backward(const Run& run, <backward scalars>...);
+//   static constexpr pointwise::Schemas kSchemas{
+//       .forward = "<op>(Tensor a, ..., <parameters>) -> Tensor",           1 to 3 tensors, then parameters
+//       .inplace = "<op>_(Tensor(a!) self, <parameters>) -> ()",            optional; one-tensor ops only
+//       .backward = "<op>_backward(Tensor grad_output, Tensor a, ..., <backward parameters>) -> Tensor"};
+//           returning one gradient per input ("-> (Tensor, Tensor)" for two), computed in one pass
+//   using Params = std::tuple<...>;          the forward's parameters, as the schema types them:
+//       Scalar at::Scalar, float double, int int64_t, bool bool, str std::string_view, T? std::optional
+//   template <typename T, typename Run> static void forward(const Run& run, <parameters>...);
+//   template <typename T, typename Run> static void backward(const Run& run, <backward parameters>...);
 //       each calls run(functor) with its functor in the math type T (float for half types)
-//   static at::Tensor backward_wrt_saved(h, saved, <backward scalars>...);
-//       d/d(saved) of backward(g, saved), times h = g * (saved's gradient or tangent), in
-//       differentiable tensor ops (double backward, forward over reverse); computed in float for
-//       half types. Its scalars go only to uaccel ops (as elu.h does), never to an ATen op's Scalar
-//       argument: there a symbolic one would become a graph constant under torch.compile
-// and where it needs them (SiLU needs none):
-//   Scalars and BackwardScalars (default: none);
-//   static BackwardScalars backward_scalars(bool from_result, <scalars>...);  (when either has any)
-//   static bool saves_result(<scalars>...);  the output determines the gradient, so the backward
-//       reads it instead of the input (default: never)
-//   static void check_backward(const char* op, <backward scalars>...);  the backward's own checks
-//   static constexpr std::array<std::pair<const char*, const char*>, N> kMessages;  its checks' message
+//   static backward_wrt_saved(h..., saved..., <backward parameters>...);
+//       the second derivative: for each input j, the sum over inputs i of h_i * d2f / (dx_i dx_j), in
+//       differentiable tensor ops (a Tensor for one input, std::array<at::Tensor, N> for N; computed in
+//       float for half types). Its parameters go only to uaccel ops (as elu.h does), never to an ATen
+//       op's Scalar argument: there a symbolic one would become a graph constant under torch.compile
+// and where it needs them:
+//   Params (default: none); BackwardParams (default: Params) and
+//       static BackwardParams backward_params(bool from_result, <parameters>...);  (when they differ)
+//   static constexpr std::array<pointwise::Choice, K> kChoices;  each str parameter's accepted values
+//   static bool saves_result(<parameters>...);  one-input ops: the output determines the gradient, so
+//       the backward reads it instead of the input (default: never)
+//   static void check_backward(const char* op, <backward parameters>...);  the backward's own checks
+//   static constexpr std::array<std::pair<const char*, const char*>, K> kMessages;  its checks' message
 //       templates ({field}s filled by checks::format), which the fakes read as "message.<op>.<key>"
-//   static void check_inplace_autograd(<scalars>...);  refuses in-place autograd (otherwise, in place
+//   static void check_inplace_autograd(<parameters>...);  refuses in-place autograd (otherwise, in place
 //       with a gradient that needs the input saves a copy of the input first, as ATen's ops do)
 //
-// A functor has `C10_HOST_DEVICE T operator()(T...) const` (CUDA and the CPU's strided loops) and,
-// under `#ifdef CPU_CAPABILITY`, `Vec<T> vec(Vec<T>...) const` (the CPU's vector loops). Functors
-// live in `inline namespace CPU_CAPABILITY`, as ATen's kernels do, so the per-ISA copies stay apart.
+// The forward's inputs broadcast and promote to a common floating dtype as TensorIterator does; the
+// backward returns each gradient in its input's shape and dtype. A one-input op's backward takes
+// grad_output and saved of one shape and dtype.
+//
+// A functor has `C10_HOST_DEVICE R operator()(T...) const` (CUDA and the CPU's strided loops) and,
+// under `#ifdef CPU_CAPABILITY`, `Vec<T> vec(Vec<T>...) const` (the CPU's vector loops); R is T, or
+// Outputs<T, N> for a backward of N inputs. Functors live in `inline namespace CPU_CAPABILITY`, as
+// ATen's kernels do, so the per-ISA copies stay apart.
 #include <ATen/ATen.h>
 #include <ATen/Dispatch.h>
 #include <ATen/OpMathType.h>
@@ -45,6 +51,7 @@
 #include <torch/library.h>
 
 #include <array>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -54,9 +61,13 @@
 
 #include <uaccel/dispatch.h>
 
+#include "common/activation_math.h"
+#include "common/checks.h"
 #include "common/cpu_dispatch.h"
 #include "common/elementwise.h"
+#include "common/outputs.h"
 #include "common/scalar_math.h"
+#include "pointwise/schema_text.h"
 
 #ifdef CPU_CAPABILITY
 #include "common/vec_math.h"
@@ -69,134 +80,194 @@ using Vec = at::vec::Vectorized<T>;
 
 namespace uaccel::pointwise {
 
-template <typename Op>
-struct ScalarsOf {
-  using type = std::tuple<>;
+// An op's schemas: the op, in place (nullptr: none), and its backward.
+struct Schemas {
+  const char* forward;
+  const char* inplace = nullptr;
+  const char* backward;
 };
-template <typename Op>
-  requires requires { typename Op::Scalars; }
-struct ScalarsOf<Op> {
-  using type = typename Op::Scalars;
-};
-template <typename Op>
-struct BackwardScalarsOf {
-  using type = std::tuple<>;
-};
-template <typename Op>
-  requires requires { typename Op::BackwardScalars; }
-struct BackwardScalarsOf<Op> {
-  using type = typename Op::BackwardScalars;
-};
-template <typename Op>
-using Scalars = typename ScalarsOf<Op>::type;
-template <typename Op>
-using BackwardScalars = typename BackwardScalarsOf<Op>::type;
 
-// A non-tensor argument as kernels and the dispatcher's typed signatures take it.
+// A str parameter's accepted values, space-separated: {"approximate", "none tanh"}.
+struct Choice {
+  const char* parameter;
+  const char* values;
+};
+
+template <typename Op>
+struct ParamsOf {
+  using type = std::tuple<>;
+};
+template <typename Op>
+  requires requires { typename Op::Params; }
+struct ParamsOf<Op> {
+  using type = typename Op::Params;
+};
+template <typename Op>
+using Params = typename ParamsOf<Op>::type;
+
+template <typename Op>
+struct BackwardParamsOf {
+  using type = Params<Op>;
+};
+template <typename Op>
+  requires requires { typename Op::BackwardParams; }
+struct BackwardParamsOf<Op> {
+  using type = typename Op::BackwardParams;
+};
+template <typename Op>
+using BackwardParams = typename BackwardParamsOf<Op>::type;
+
+// The op's input tensors: those that lead its forward schema.
+template <typename Op>
+inline constexpr size_t kInputs = schema_text::leading_tensors(Op::kSchemas.forward);
+template <typename Op>
+inline constexpr bool kHasInplace = Op::kSchemas.inplace != nullptr;
+
+// A parameter as kernels and the dispatcher's typed signatures take it (by value where the codegen does).
 template <typename A>
-using Arg = std::conditional_t<std::is_arithmetic_v<A>, A, const A&>;
+inline constexpr bool kByValue = std::is_arithmetic_v<A> || std::is_same_v<A, std::string_view>;
+template <typename A>
+inline constexpr bool kByValue<std::optional<A>> = std::is_arithmetic_v<A>;
+template <typename A>
+using Arg = std::conditional_t<kByValue<A>, A, const A&>;
+// A parameter as an autograd node keeps it: a str outlives the call.
+template <typename A>
+using Stored = std::conditional_t<std::is_same_v<A, std::string_view>, std::string, A>;
+template <typename Tuple>
+struct StoredTuple;
+template <typename... A>
+struct StoredTuple<std::tuple<A...>> {
+  using type = std::tuple<Stored<A>...>;
+};
+
+template <size_t>
+using TensorRef = const at::Tensor&;
+// What an op returning n tensors returns.
+template <size_t n, typename = std::make_index_sequence<n>>
+struct ReturnsOf;
+template <size_t n, size_t... I>
+struct ReturnsOf<n, std::index_sequence<I...>> {
+  using type = std::tuple<decltype((void)I, at::Tensor())...>;
+};
+template <>
+struct ReturnsOf<1, std::index_sequence<0>> {
+  using type = at::Tensor;
+};
+template <size_t n>
+using Returns = typename ReturnsOf<n>::type;
 
 // Where the fake kernels of the library's ops are registered (torch.library.register_fake), so that a
 // trace without them tells the user to import it.
 inline constexpr const char* kFakesModule = "torch_uaccel._fake";
 
-// An op's schemas: the op, in place, and its backward.
-struct Schemas {
-  const char* forward;
-  const char* inplace;
-  const char* backward;
-};
-
-// A Scalar parameter as a compiled graph passes it when it is symbolic: a 0-dim tensor (the
-// <op>.tensor_scalars overloads; torch_uaccel/_dynamic_scalars.py says why). Other parameters as they are.
+// Scalar and float parameters as a compiled graph passes them when they are symbolic: 0-dim tensors
+// (the <op>.tensor_scalars overloads; torch_uaccel/_dynamic_scalars.py says why). Others as they are.
 template <typename A>
-using TensorScalarArg = std::conditional_t<std::is_same_v<A, at::Scalar>, const at::Tensor&, Arg<A>>;
+inline constexpr bool kTensorScalar = std::is_same_v<A, at::Scalar> || std::is_same_v<A, double>;
+template <typename A>
+using TensorScalarArg = std::conditional_t<kTensorScalar<A>, const at::Tensor&, Arg<A>>;
 template <typename A>
 decltype(auto) from_tensor_scalar(TensorScalarArg<A> value) {
-  if constexpr (std::is_same_v<A, at::Scalar>) {
+  if constexpr (kTensorScalar<A>) {
     TORCH_CHECK(
         value.numel() == 1,
-        "uaccel: a tensor_scalars overload takes each Scalar parameter as a 1-element tensor, "
+        "uaccel: a tensor_scalars overload takes each Scalar and float parameter as a 1-element tensor, "
         "but got one of shape ",
         value.sizes());
-    return value.item();
+    if constexpr (std::is_same_v<A, double>) {
+      return value.template item<double>();
+    } else {
+      return value.item();
+    }
   } else {
     return value;
   }
 }
 template <typename... A>
-inline constexpr bool kHasScalar = (std::is_same_v<A, at::Scalar> || ...);
+inline constexpr bool kHasTensorScalar = (kTensorScalar<A> || ...);
 
-// Defines a pointwise op's schema (tagged pointwise) and, where it returns a tensor and takes Scalar
-// parameters, its <name>.tensor_scalars overload: the same with each Scalar a Tensor (no defaults).
+// Defines a pointwise op's schema (tagged pointwise) and, where it returns tensors and takes Scalar or
+// float parameters, its <name>.tensor_scalars overload: the same with each of those a Tensor (no defaults).
 void define(torch::Library& m, const char* schema);
 
-// Whether `schema` names the op `name` followed by `suffix` ("", "_", "_backward").
-constexpr bool names_op(std::string_view schema, std::string_view name, std::string_view suffix) {
-  return schema.starts_with(name) && schema.substr(name.size()).starts_with(suffix) &&
-      schema.substr(name.size() + suffix.size()).starts_with("(");
-}
-
-// The op's names: its ops, and the labels its messages start with.
+// The op's names: its ops, the labels its messages start with, its tensor arguments' names.
 struct Names {
   std::string forward, inplace, backward;  // "silu", "silu_", "silu_backward"
   std::string forward_label, inplace_label, backward_label;  // "uaccel.silu", ...
   std::string node;  // "UaccelSilu": its autograd nodes are <node>Backward, <node>BackwardBackward
+  std::vector<std::string> inputs, backward_inputs;  // {"self"}, {"grad_output", "self"}
 };
 
-Names make_names(const char* op);
+Names make_names(const char* op, const Schemas& schemas);
 
-// Every op's kMessages as ("message.<op>.<key>", template) pairs, for uaccel::_shared_facts.
-std::vector<std::pair<std::string, std::string>> message_templates();
+// Every op's kMessages as ("message.<op>.<key>", template) pairs and kChoices as
+// ("choices.<op>.<parameter>", "value ...") for each of its schemas, for uaccel::_shared_facts.
+std::vector<std::pair<std::string, std::string>> op_facts();
 
 template <typename Op>
 const Names& names() {
-  static const Names names = make_names(Op::kName);
+  static const Names names = make_names(Op::kName, Op::kSchemas);
   return names;
 }
 
-// The typed dispatcher handles of the op's three schemas, and its kernels' types.
-template <typename Op, typename S = Scalars<Op>, typename B = BackwardScalars<Op>>
-struct Schema;
-template <typename Op, typename... S, typename... B>
-struct Schema<Op, std::tuple<S...>, std::tuple<B...>> {
-  using Forward = at::Tensor(const at::Tensor&, Arg<S>...);
-  using Inplace = void(const at::Tensor&, Arg<S>...);
-  using Backward = at::Tensor(const at::Tensor&, const at::Tensor&, Arg<B>...);
-  using ForwardKernel = void (*)(at::TensorIteratorBase&, Arg<S>...);
-  using BackwardKernel = void (*)(at::TensorIteratorBase&, Arg<B>...);
-  // On tensors contiguous in one format (elementwise::common_contiguous_format): (out, inputs..., scalars...).
-  using ForwardDenseKernel = void (*)(const at::Tensor&, const at::Tensor&, Arg<S>...);
-  using BackwardDenseKernel = void (*)(const at::Tensor&, const at::Tensor&, const at::Tensor&, Arg<B>...);
+// A str parameter's accepted values (kChoices), "" where the op lists none (check_op refuses that).
+template <typename Op>
+constexpr std::string_view choices(std::string_view parameter) {
+  if constexpr (requires { Op::kChoices; }) {
+    for (const auto& choice : Op::kChoices) {
+      if (parameter == choice.parameter) {
+        return choice.values;
+      }
+    }
+  }
+  return {};
+}
 
-  static const c10::TypedOperatorHandle<Forward>& forward() {
-    static const auto op = detail::op<Forward>(names<Op>().forward);
-    return op;
-  }
-  static const c10::TypedOperatorHandle<Inplace>& inplace() {
-    static const auto op = detail::op<Inplace>(names<Op>().inplace);
-    return op;
-  }
-  static const c10::TypedOperatorHandle<Backward>& backward() {
-    static const auto op = detail::op<Backward>(names<Op>().backward);
-    return op;
-  }
-  // The backward's second argument as its schema names it ("saved", "self"), for its messages.
-  static const std::string& saved_name() {
-    static const std::string name = backward().schema().arguments().at(1).name();
-    return name;
-  }
+enum class Which { forward, inplace, backward };
+template <typename Op>
+constexpr std::string_view schema_of(Which which) {
+  return which == Which::forward ? Op::kSchemas.forward
+      : which == Which::inplace  ? Op::kSchemas.inplace
+                                 : Op::kSchemas.backward;
+}
+
+// Checks each str parameter of the op's `which` schema against kChoices.
+template <typename Op, Which which, typename... A>
+void check_choices(const char* op, const A&... values) {
+  constexpr size_t tensors = schema_text::leading_tensors(schema_of<Op>(which));
+  [&]<size_t... I>(std::index_sequence<I...>) {
+    const auto check = [&]<size_t i>(std::integral_constant<size_t, i>, const auto& value) {
+      if constexpr (std::is_same_v<std::decay_t<decltype(value)>, std::string_view>) {
+        static constexpr auto name = schema_text::name_of(schema_text::argument(schema_of<Op>(which), tensors + i));
+        checks::choice(op, name, choices<Op>(name), value);
+      }
+    };
+    (check(std::integral_constant<size_t, I>{}, values), ...);
+  }(std::index_sequence_for<A...>{});
+}
+
+// The types of the op's kernels.
+template <typename Op, typename P = Params<Op>, typename B = BackwardParams<Op>>
+struct KernelTypes;
+template <typename Op, typename... P, typename... B>
+struct KernelTypes<Op, std::tuple<P...>, std::tuple<B...>> {
+  using Forward = void (*)(at::TensorIteratorBase&, Arg<P>...);
+  using Backward = void (*)(at::TensorIteratorBase&, Arg<B>...);
+  // On tensors of one shape and dtype, dense in one format (elementwise::dense_format):
+  // (outputs, inputs, parameters...), each an array of the tensors' addresses.
+  using ForwardDense = void (*)(const at::Tensor* const*, const at::Tensor* const*, Arg<P>...);
+  using BackwardDense = void (*)(const at::Tensor* const*, const at::Tensor* const*, Arg<B>...);
 };
 
-// The CPU kernels' dispatch points, one pair per op, filled per instruction set (pointwise_cpu_isa.cpp).
+// The CPU kernels' dispatch points, one set per op, filled per instruction set (pointwise_cpu_isa.cpp).
 template <typename Op>
-inline cpu::CpuDispatch<typename Schema<Op>::ForwardKernel> forward_stub;
+inline cpu::CpuDispatch<typename KernelTypes<Op>::Forward> forward_stub;
 template <typename Op>
-inline cpu::CpuDispatch<typename Schema<Op>::BackwardKernel> backward_stub;
+inline cpu::CpuDispatch<typename KernelTypes<Op>::Backward> backward_stub;
 template <typename Op>
-inline cpu::CpuDispatch<typename Schema<Op>::ForwardDenseKernel> forward_dense_stub;
+inline cpu::CpuDispatch<typename KernelTypes<Op>::ForwardDense> forward_dense_stub;
 template <typename Op>
-inline cpu::CpuDispatch<typename Schema<Op>::BackwardDenseKernel> backward_dense_stub;
+inline cpu::CpuDispatch<typename KernelTypes<Op>::BackwardDense> backward_dense_stub;
 
 // fn(scalar_t{}) for the floating dtypes the ops take (checked before: ATen's message never shows).
 template <typename Fn>
@@ -204,46 +275,81 @@ void for_floating_dtype(at::ScalarType dtype, const Fn& fn) {
   AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, dtype, "uaccel", [&] { fn(scalar_t{}); });
 }
 
+// The data of `count` tensors, as the loops take it.
+template <typename scalar_t, size_t count>
+std::array<scalar_t*, count> mutable_data(const at::Tensor* const* tensors) {
+  std::array<scalar_t*, count> data;
+  for (size_t k = 0; k < count; ++k) {
+    data[k] = tensors[k]->mutable_data_ptr<scalar_t>();
+  }
+  return data;
+}
+template <typename scalar_t, size_t count>
+std::array<const scalar_t*, count> const_data(const at::Tensor* const* tensors) {
+  std::array<const scalar_t*, count> data;
+  for (size_t k = 0; k < count; ++k) {
+    data[k] = tensors[k]->const_data_ptr<scalar_t>();
+  }
+  return data;
+}
+
 // The op's forward and backward over an iterator, for every dtype, in `Loop` (cpu:: or
-// cuda::elementwise, wrapped as Loop::run<scalar_t, inputs>(iter, functor)).
-template <typename Op, typename Loop, typename S = Scalars<Op>, typename B = BackwardScalars<Op>>
+// cuda::elementwise, wrapped as Loop::run<scalar_t, inputs, outputs>(iter, functor)), and over
+// dense tensors (Loop::run_dense<scalar_t, inputs, outputs>(out, in, n, functor)).
+template <typename Op, typename Loop, typename P = Params<Op>, typename B = BackwardParams<Op>>
 struct Kernels;
-template <typename Op, typename Loop, typename... S, typename... B>
-struct Kernels<Op, Loop, std::tuple<S...>, std::tuple<B...>> {
-  static void forward(at::TensorIteratorBase& iter, Arg<S>... scalars) {
+template <typename Op, typename Loop, typename... P, typename... B>
+struct Kernels<Op, Loop, std::tuple<P...>, std::tuple<B...>> {
+  static constexpr size_t N = kInputs<Op>;
+
+  static void forward(at::TensorIteratorBase& iter, Arg<P>... params) {
     for_floating_dtype(iter.dtype(), [&](auto tag) {
       using scalar_t = decltype(tag);
       Op::template forward<at::opmath_type<scalar_t>>(
-          [&](const auto& functor) { Loop::template run<scalar_t, 1>(iter, functor); }, scalars...);
+          [&](const auto& functor) { Loop::template run<scalar_t, N, 1>(iter, functor); }, params...);
     });
   }
-  static void backward(at::TensorIteratorBase& iter, Arg<B>... scalars) {
+  static void backward(at::TensorIteratorBase& iter, Arg<B>... params) {
     for_floating_dtype(iter.dtype(), [&](auto tag) {
       using scalar_t = decltype(tag);
       Op::template backward<at::opmath_type<scalar_t>>(
-          [&](const auto& functor) { Loop::template run<scalar_t, 2>(iter, functor); }, scalars...);
+          [&](const auto& functor) { Loop::template run<scalar_t, N + 1, N>(iter, functor); }, params...);
     });
   }
-  // The same on tensors contiguous in one format (Loop::run_dense<scalar_t>(out, {inputs}, n, functor)).
-  static void forward_dense(const at::Tensor& out, const at::Tensor& self, Arg<S>... scalars) {
-    for_floating_dtype(self.scalar_type(), [&](auto tag) {
+  static void forward_dense(const at::Tensor* const* out, const at::Tensor* const* in, Arg<P>... params) {
+    for_floating_dtype(in[0]->scalar_type(), [&](auto tag) {
       using scalar_t = decltype(tag);
-      const std::array<const scalar_t*, 1> in{self.const_data_ptr<scalar_t>()};
+      const auto to = mutable_data<scalar_t, 1>(out);
+      const auto from = const_data<scalar_t, N>(in);
       Op::template forward<at::opmath_type<scalar_t>>(
-          [&](const auto& functor) { Loop::run_dense(out.mutable_data_ptr<scalar_t>(), in, out.numel(), functor); },
-          scalars...);
+          [&](const auto& functor) { Loop::run_dense(to, from, out[0]->numel(), functor); }, params...);
     });
   }
-  static void backward_dense(
-      const at::Tensor& out, const at::Tensor& grad_output, const at::Tensor& saved, Arg<B>... scalars) {
-    for_floating_dtype(saved.scalar_type(), [&](auto tag) {
+  static void backward_dense(const at::Tensor* const* out, const at::Tensor* const* in, Arg<B>... params) {
+    for_floating_dtype(in[0]->scalar_type(), [&](auto tag) {
       using scalar_t = decltype(tag);
-      const std::array<const scalar_t*, 2> in{grad_output.const_data_ptr<scalar_t>(), saved.const_data_ptr<scalar_t>()};
+      const auto to = mutable_data<scalar_t, N>(out);
+      const auto from = const_data<scalar_t, N + 1>(in);
       Op::template backward<at::opmath_type<scalar_t>>(
-          [&](const auto& functor) { Loop::run_dense(out.mutable_data_ptr<scalar_t>(), in, out.numel(), functor); },
-          scalars...);
+          [&](const auto& functor) { Loop::run_dense(to, from, out[0]->numel(), functor); }, params...);
     });
   }
+};
+
+// A functor whose math is one formula for scalars and vectors: `Math::apply(V...)`, a template on V
+// (common/activation_math.h's functions take both), serves as operator() and as vec().
+template <typename Math>
+struct Formula {
+  template <typename... V>
+  C10_HOST_DEVICE auto operator()(V... x) const {
+    return static_cast<const Math&>(*this).apply(x...);
+  }
+#ifdef CPU_CAPABILITY
+  template <typename... V>
+  auto vec(V... x) const {
+    return static_cast<const Math&>(*this).apply(x...);
+  }
+#endif
 };
 
 struct NoDeviceGuard {
@@ -252,82 +358,104 @@ struct NoDeviceGuard {
 
 // The op's implementations on one device: the shared checks and the iterator, then `Run::forward`
 // or `Run::backward` (the CPU's dispatch points, or the CUDA kernels) under `Guard` (the device's).
-// Where `Run` has dense kernels (Run::kDense, Run::empty_dense) and the tensors are contiguous in one format, no
-// iterator: its set-up is most of what a call on a small tensor costs.
-template <typename Op, typename Run, typename Guard, typename S = Scalars<Op>, typename B = BackwardScalars<Op>>
+// Where the tensors share one shape and dtype and are dense in one format, `Run`'s dense kernels
+// (Run::empty_dense allocates their outputs) and no iterator: its set-up is most of what a call on a
+// small tensor costs.
+template <
+    typename Op,
+    typename Run,
+    typename Guard,
+    typename I = std::make_index_sequence<kInputs<Op>>,
+    typename P = Params<Op>,
+    typename B = BackwardParams<Op>>
 struct Implementations;
-template <typename Op, typename Run, typename Guard, typename... S, typename... B>
-struct Implementations<Op, Run, Guard, std::tuple<S...>, std::tuple<B...>> {
-  static constexpr bool kDense = requires { Run::kDense; };
+template <typename Op, typename Run, typename Guard, size_t... I, typename... P, typename... B>
+struct Implementations<Op, Run, Guard, std::index_sequence<I...>, std::tuple<P...>, std::tuple<B...>> {
+  static constexpr size_t N = sizeof...(I);
+  using Result = Returns<N>;
 
-  static at::Tensor forward(const at::Tensor& self, Arg<S>... scalars) {
-    const Guard guard(self.device());
-    const char* op = names<Op>().forward_label.c_str();
-    if constexpr (kDense) {
-      if (const auto format = elementwise::common_contiguous_format(self, self)) {
-        checks::floating(op, "self", self);
-        auto out = Run::empty_dense(self, *format);
-        Run::forward_dense(out, self, scalars...);
-        return out;
-      }
+  static at::Tensor forward(TensorRef<I>... inputs, Arg<P>... params) {
+    const std::array<const at::Tensor*, N> in{&inputs...};
+    const Guard guard(in[0]->device());
+    const auto& labels = names<Op>();
+    const char* op = labels.forward_label.c_str();
+    check_choices<Op, Which::forward>(op, params...);
+    if (const auto format = elementwise::dense_format(in)) {
+      elementwise::check_operands(op, labels.inputs, in);
+      auto out = Run::empty_dense(*in[0], *format);
+      const std::array<const at::Tensor*, 1> outs{&out};
+      Run::forward_dense(outs.data(), in.data(), params...);
+      return out;
     }
-    auto iter = elementwise::unary(op, self);
-    Run::forward(iter, scalars...);
+    auto iter = elementwise::iterator(op, labels.inputs, in, 1);
+    Run::forward(iter, params...);
     return iter.output();
   }
-  static void inplace(const at::Tensor& self, Arg<S>... scalars) {
+  static void inplace(const at::Tensor& self, Arg<P>... params) {
     const Guard guard(self.device());
     const char* op = names<Op>().inplace_label.c_str();
-    if constexpr (kDense) {
-      if (elementwise::common_contiguous_format(self, self)) {  // dense: no element written twice
-        checks::floating(op, "self", self);
-        Run::forward_dense(self, self, scalars...);
-        return;
-      }
+    check_choices<Op, Which::inplace>(op, params...);
+    const std::array<const at::Tensor*, 1> in{&self};
+    if (elementwise::dense_format(in)) {  // dense: no element written twice
+      checks::floating(op, "self", self);
+      Run::forward_dense(in.data(), in.data(), params...);
+      return;
     }
     auto iter = elementwise::unary_inplace(op, self);
-    Run::forward(iter, scalars...);
+    Run::forward(iter, params...);
   }
-  static at::Tensor backward(const at::Tensor& grad_output, const at::Tensor& saved, Arg<B>... scalars) {
-    const Guard guard(saved.device());
-    const char* op = names<Op>().backward_label.c_str();
-    const char* saved_name = Schema<Op>::saved_name().c_str();
+  static Result backward(const at::Tensor& grad_output, TensorRef<I>... saved, Arg<B>... params) {
+    const std::array<const at::Tensor*, N + 1> in{&grad_output, &saved...};
+    const Guard guard(in[1]->device());
+    const auto& labels = names<Op>();
+    const char* op = labels.backward_label.c_str();
+    check_choices<Op, Which::backward>(op, params...);
     const auto check = [&] {
-      if constexpr (requires { Op::check_backward(op, scalars...); }) {
-        Op::check_backward(op, scalars...);
+      if constexpr (requires { Op::check_backward(op, params...); }) {
+        Op::check_backward(op, params...);
       }
     };
-    if constexpr (kDense) {
-      if (const auto format = elementwise::common_contiguous_format(saved, grad_output)) {
-        elementwise::check_binary(op, "grad_output", grad_output, saved_name, saved);
-        check();
-        auto out = Run::empty_dense(saved, *format);
-        Run::backward_dense(out, grad_output, saved, scalars...);
-        return out;
-      }
+    if constexpr (N == 1) {  // one shape, one dtype
+      elementwise::check_binary(op, labels.backward_inputs[0], grad_output, labels.backward_inputs[1], *in[1]);
     }
-    auto iter = elementwise::binary(op, "grad_output", grad_output, saved_name, saved);
+    if (const auto format = elementwise::dense_format(in)) {
+      elementwise::check_operands(op, labels.backward_inputs, in);
+      check();
+      std::array<at::Tensor, N> out;
+      std::array<const at::Tensor*, N> outs;
+      for (size_t k = 0; k < N; ++k) {
+        out[k] = Run::empty_dense(*in[k + 1], *format);
+        outs[k] = &out[k];
+      }
+      Run::backward_dense(outs.data(), in.data(), params...);
+      return Result{std::move(out[I])...};
+    }
+    auto iter = elementwise::iterator(op, labels.backward_inputs, in, N);
     check();
-    Run::backward(iter, scalars...);
-    return iter.output();
+    Run::backward(iter, params...);
+    // Broadcast inputs get their gradients summed back to their shape, and each in its own dtype.
+    return Result{elementwise::reduce_to(iter.output(I), saved)...};
   }
   // The tensor_scalars overloads: each Scalar read from its 0-dim tensor (on the CPU: no device sync).
-  static at::Tensor forward_tensor_scalars(const at::Tensor& self, TensorScalarArg<S>... scalars) {
-    return forward(self, from_tensor_scalar<S>(scalars)...);
+  static at::Tensor forward_tensor_scalars(TensorRef<I>... inputs, TensorScalarArg<P>... params) {
+    return forward(inputs..., from_tensor_scalar<P>(params)...);
   }
-  static at::Tensor backward_tensor_scalars(
-      const at::Tensor& grad_output, const at::Tensor& saved, TensorScalarArg<B>... scalars) {
-    return backward(grad_output, saved, from_tensor_scalar<B>(scalars)...);
+  static Result backward_tensor_scalars(
+      const at::Tensor& grad_output, TensorRef<I>... saved, TensorScalarArg<B>... params) {
+    return backward(grad_output, saved..., from_tensor_scalar<B>(params)...);
   }
   static void register_in(torch::Library& m) {
-    m.impl(names<Op>().forward.c_str(), &forward);
-    m.impl(names<Op>().inplace.c_str(), &inplace);
-    m.impl(names<Op>().backward.c_str(), &backward);
-    if constexpr (kHasScalar<S...>) {
-      m.impl((names<Op>().forward + ".tensor_scalars").c_str(), &forward_tensor_scalars);
+    const auto& op = names<Op>();
+    m.impl(op.forward.c_str(), &forward);
+    if constexpr (kHasInplace<Op>) {
+      m.impl(op.inplace.c_str(), &inplace);
     }
-    if constexpr (kHasScalar<B...>) {
-      m.impl((names<Op>().backward + ".tensor_scalars").c_str(), &backward_tensor_scalars);
+    m.impl(op.backward.c_str(), &backward);
+    if constexpr (kHasTensorScalar<P...>) {
+      m.impl((op.forward + ".tensor_scalars").c_str(), &forward_tensor_scalars);
+    }
+    if constexpr (kHasTensorScalar<B...>) {
+      m.impl((op.backward + ".tensor_scalars").c_str(), &backward_tensor_scalars);
     }
   }
 };

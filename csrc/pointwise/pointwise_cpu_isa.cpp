@@ -10,13 +10,14 @@ inline namespace CPU_CAPABILITY {
 namespace {
 
 struct CpuLoop {
-  template <typename scalar_t, size_t N, typename Functor>
+  template <typename scalar_t, size_t N, size_t M, typename Functor>
   static void run(at::TensorIteratorBase& iter, const Functor& functor) {
-    cpu::elementwise<scalar_t, N>(iter, functor);
+    cpu::elementwise<scalar_t, N, M>(iter, functor);
   }
-  template <typename scalar_t, size_t N, typename Functor>
-  static void run_dense(scalar_t* out, const std::array<const scalar_t*, N>& in, int64_t n, const Functor& functor) {
-    cpu::elementwise_dense<scalar_t, N>(out, in, n, functor);
+  template <typename scalar_t, size_t N, size_t M, typename Functor>
+  static void run_dense(
+      const std::array<scalar_t*, M>& out, const std::array<const scalar_t*, N>& in, int64_t n, const Functor& functor) {
+    cpu::elementwise_dense<scalar_t, N, M>(out, in, n, functor);
   }
 };
 

@@ -12,20 +12,20 @@ namespace uaccel::pointwise {
 namespace {
 
 struct CudaLoop {
-  template <typename scalar_t, size_t N, typename Functor>
+  template <typename scalar_t, size_t N, size_t M, typename Functor>
   static void run(at::TensorIteratorBase& iter, const Functor& functor) {
-    cuda::elementwise<scalar_t, N>(iter, functor);
+    cuda::elementwise<scalar_t, N, M>(iter, functor);
   }
-  template <typename scalar_t, size_t N, typename Functor>
-  static void run_dense(scalar_t* out, const std::array<const scalar_t*, N>& in, int64_t n, const Functor& functor) {
-    cuda::elementwise_dense<scalar_t, N>(out, in, n, functor);
+  template <typename scalar_t, size_t N, size_t M, typename Functor>
+  static void run_dense(
+      const std::array<scalar_t*, M>& out, const std::array<const scalar_t*, N>& in, int64_t n, const Functor& functor) {
+    cuda::elementwise_dense<scalar_t, N, M>(out, in, n, functor);
   }
 };
 
 // The kernels, with the dense path the CPU has: tensors dense in one format skip TensorIterator.
 template <typename Op>
 struct CudaRun : Kernels<Op, CudaLoop> {
-  static constexpr bool kDense = true;
   // As ATen's CUDA kernels allocate: the caching allocator, on the current stream, no dispatcher call.
   static at::Tensor empty_dense(const at::Tensor& like, at::MemoryFormat format) {
     return at::detail::empty_cuda(like.sizes(), like.scalar_type(), like.device(), format);

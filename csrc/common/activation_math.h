@@ -1,0 +1,88 @@
+#pragma once
+// Activation math that ops share (SiLU, GELU and the gated ops built on them), written once for a
+// scalar V (float, double: CUDA and the CPU's strided loops) and a vector V (at::vec::Vectorized, the
+// CPU's vector loops) through the functions scalar_math.h and vec_math.h both define. T is V's
+// element type. Accuracy is relative, to the end of the normal range: the negative tails, where the
+// textbook formulas cancel (1 + erf, 1 + tanh), are computed without cancellation, and where an
+// argument's rounding error would be amplified (e^v for large |v|), the argument is carried as the
+// sum of two values, its rounding error included.
+#include <c10/macros/Macros.h>
+
+#include "common/scalar_math.h"
+#ifdef CPU_CAPABILITY
+#include "common/vec_math.h"
+#endif
+
+namespace uaccel::math {
+
+// Constants rounded to T (Hi) and what that rounding left (Lo).
+template <typename T>
+struct ActivationConstants;
+template <>
+struct ActivationConstants<float> {
+  static constexpr float kRsqrt2Hi = 0x1.6a09e6p-1f, kRsqrt2Lo = 0x1.9fcef4p-27f;  // 1/sqrt(2)
+  static constexpr float kBeta2Hi = 0x1.988454p+0f, kBeta2Lo = -0x1.857936p-25f;   // 2 sqrt(2/pi)
+  static constexpr float kKappaHi = 0x1.6e4e26p-5f, kKappaLo = 0x1.a9003ep-30f;    // 0.044715
+  static constexpr float kLimit = 16;  // |x| past which Phi(x) and sigmoid(v(x)) are 0 or 1 in T
+};
+template <>
+struct ActivationConstants<double> {
+  static constexpr double kRsqrt2Hi = 0x1.6a09e667f3bcdp-1, kRsqrt2Lo = -0x1.bdd3413b26456p-55;
+  static constexpr double kBeta2Hi = 0x1.9884533d43651p+0, kBeta2Lo = -0x1.cbc0d30ebfd15p-54;
+  static constexpr double kKappaHi = 0x1.6e4e26d4801f7p-5, kKappaLo = 0x1.441355475a31ap-59;
+  static constexpr double kLimit = 40;
+};
+inline constexpr double kTwoOverSqrtPi = 1.12837916709551257390;
+inline constexpr double kRsqrt2Pi = 0.39894228040143267794;  // 1/sqrt(2 pi)
+
+// x * sigmoid(v) given e = exp(-|v|) and v of x's sign: x * (v < 0 ? e : 1) / (1 + e). Compensated:
+// the product's and the sum's rounding errors (by fma) and the quotient's residual go into one
+// correction, so the result is off by e's error and one rounding. x = +inf gives x (inf - inf would
+// make it NaN); x = -inf gives NaN, as -inf * 0 does.
+template <typename T, typename V>
+C10_HOST_DEVICE V times_sigmoid(V x, V e) {
+  const V m = select(x < V(T(0)), e, V(T(1)));
+  const V num = x * m, den = V(T(1)) + e, inv = V(T(1)) / den, q = num * inv;
+  const V residual = fma(neg(q), den, num) + fma(x, m, neg(num)) - q * ((V(T(1)) - den) + e);
+  return select(x == V(T(INFINITY)), x, fma(residual, inv, q));
+}
+
+// Phi(x), the standard normal distribution, as erfc(z) / 2 for z = -x / sqrt(2); and in `gaussian`,
+// exp(-x^2 / 2). z is z_hi + z_lo: erfc's slope, -2 / sqrt(pi) exp(-z^2), times z_lo corrects z_hi's
+// rounding, which would cost 2 z^2 ulps at the tail's end (z = 10: 200 ulps).
+template <typename T, typename V>
+C10_HOST_DEVICE V normal_cdf(V x, V& gaussian) {
+  using C = ActivationConstants<T>;
+  const V clamped = clamp(x, V(-C::kLimit), V(C::kLimit));  // no inf - inf in z_lo
+  const V z = clamped * V(-C::kRsqrt2Hi);
+  const V z_lo = fma(clamped, V(-C::kRsqrt2Hi), neg(z)) - clamped * V(C::kRsqrt2Lo);
+  gaussian = exp_nonpositive(neg(z * z));
+  return V(T(0.5)) * fma(V(T(-kTwoOverSqrtPi)) * gaussian, z_lo, erfc(z));
+}
+
+// v = 2 sqrt(2/pi) (x + 0.044715 x^3), the argument of GELU's tanh approximation doubled
+// (0.5 (1 + tanh(v / 2)) = sigmoid(v)), as v_hi + v_lo from error-free products and sums (x clamped
+// to where sigmoid(v) is 0 or 1, so nothing overflows).
+template <typename T, typename V>
+C10_HOST_DEVICE V tanh_exponent(V x, V& v_lo) {
+  using C = ActivationConstants<T>;
+  x = clamp(x, V(-C::kLimit), V(C::kLimit));
+  const V square = x * x, square_lo = fma(x, x, neg(square));
+  const V t = V(C::kKappaHi) * square;
+  const V t_lo = fma(V(C::kKappaHi), square, neg(t)) + fma(V(C::kKappaHi), square_lo, V(C::kKappaLo) * square);
+  const V w = V(T(1)) + t, carried = w - V(T(1));  // w + w_lo = 1 + t + t_lo (Knuth's two-sum)
+  const V w_lo = ((V(T(1)) - (w - carried)) + (t - carried)) + t_lo;
+  const V a = V(C::kBeta2Hi) * x, a_lo = fma(V(C::kBeta2Hi), x, neg(a)) + V(C::kBeta2Lo) * x;
+  const V v = a * w;
+  v_lo = fma(a, w, neg(v)) + fma(a, w_lo, a_lo * w);
+  return v;
+}
+
+// exp(-|v|) for v = v_hi + v_lo.
+template <typename T, typename V>
+C10_HOST_DEVICE V exp_neg_abs(V v, V v_lo) {
+  const V e = exp_nonpositive(neg_abs(v));
+  return fma(e, select(v < V(T(0)), v_lo, neg(v_lo)), e);
+}
+
+} // namespace uaccel::math
