@@ -39,6 +39,29 @@ def same_device(op: str, a_name: str, a: torch.Tensor, b_name: str, b: torch.Ten
     _same(op, "device", a_name, a.device, b_name, b.device)
 
 
+def choices(op: str, parameter: str) -> tuple[str, ...] | None:
+    """The accepted values of a str parameter of op ("gelu", "gelu_backward"), as its header lists them."""
+    values = _FACTS.get(f"choices.{op}.{parameter}")
+    return None if values is None else tuple(values.split())
+
+
+def choice(op: str, name: str, accepted: tuple[str, ...], value: str) -> None:
+    if value not in accepted:
+        quoted = [f"'{v}'" for v in accepted]
+        listed = quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
+        raise RuntimeError(_FACTS["message.choice"].format(op=op, name=name, accepted=listed, got=value))
+
+
+def broadcastable(op: str, a_name: str, a: torch.Tensor, b_name: str, b: torch.Tensor) -> None:
+    for m, n in zip(reversed(a.shape), reversed(b.shape), strict=False):
+        torch._check(
+            m == n or m == 1 or n == 1,
+            lambda: _FACTS["message.broadcast"].format(
+                op=op, a=a_name, b=b_name, a_value=list(a.shape), b_value=list(b.shape)
+            ),
+        )
+
+
 def alignment(op: str, value: int) -> None:
     torch._check(
         1 <= value <= MAX_ALIGNMENT and value & (value - 1) == 0,

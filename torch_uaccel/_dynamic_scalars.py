@@ -23,19 +23,11 @@ def _symbolic(value) -> bool:
     return isinstance(value, (torch.SymFloat, torch.SymInt, torch.SymBool))
 
 
-def _bind(op: torch._ops.OpOverload, args, kwargs) -> list:
-    """All of the op's arguments, by position, defaults filled in."""
-    bound = list(args)
-    for argument in op._schema.arguments[len(args) :]:
-        bound.append(kwargs.get(argument.name, argument.default_value))
-    return bound
-
-
 def _trace_with_tensor_scalars(op: torch._ops.OpOverload, twin: torch._ops.OpOverload):
     positions = _library.scalar_positions(op)
 
     def rule(mode, func, types, args, kwargs):
-        bound = _bind(op, args, kwargs)
+        bound = _library.bind(op, args, kwargs)
         if not any(_symbolic(bound[i]) for i in positions):
             return mode.__torch_dispatch__(func, types, args, kwargs)
         with mode:  # traced: the multiplications are what the tensorify pass rewrites

@@ -23,26 +23,46 @@ def _own_fake(qualname: str):
 
 
 def _pointwise_fake(op: torch._ops.OpOverload):
-    """The fake of a pointwise op (torch.Tag.pointwise) that has none of its own below: the shared
-    checks of csrc/common/elementwise.h on its tensor arguments, and the output of ATen's
-    TensorIterator on the same tensors (any ATen pointwise op allocates as our kernels do; a fake
-    one reads no data), or None in place."""
+    """The fake of a pointwise op (torch.Tag.pointwise) that has none of its own below, as the framework
+    (csrc/pointwise/pointwise.h, csrc/common/elementwise.h) checks and allocates: its str parameters
+    against their accepted values; its tensors floating and on one device, then either of one shape and
+    dtype (a one-input op's backward) or broadcastable; the output of ATen's TensorIterator on the same
+    tensors (any ATen pointwise op allocates and promotes as our kernels do; a fake one reads no data),
+    and a backward's gradients in their inputs' shapes and dtypes; None in place."""
     label = op._name.replace("::", ".")
+    name = op._schema.name.removeprefix("uaccel::")
     names = [argument.name for argument in op._schema.arguments]
+    inputs = _library.tensor_inputs(op)
+    choices = {n: c for n in names[inputs:] if (c := _checks.choices(name, n)) is not None}
+    outputs = len(op._schema.returns)
+    one_shape = outputs == 1 and inputs == 2 and name.endswith("_backward")
 
     def fake(*args, **kwargs):
-        tensors = [(name, arg) for name, arg in zip(names, args, strict=False) if isinstance(arg, torch.Tensor)]
-        for name, tensor in tensors:
-            _checks.floating(label, name, tensor)
-        first_name, first = tensors[0]
-        for name, tensor in tensors[1:]:
-            _checks.same_dtype(label, first_name, first, name, tensor)
-            _checks.same_shape(label, first_name, first, name, tensor)
-            _checks.same_device(label, first_name, first, name, tensor)
+        bound = _library.bind(op, args, kwargs)
+        for parameter, accepted in choices.items():
+            _checks.choice(label, parameter, accepted, bound[names.index(parameter)])
+        tensors = list(zip(names[:inputs], bound[:inputs], strict=True))
+        for tensor_name, tensor in tensors:
+            _checks.floating(label, tensor_name, tensor)
+        (first_name, first), rest = tensors[0], tensors[1:]
+        for tensor_name, tensor in rest:
+            if one_shape:
+                _checks.same_dtype(label, first_name, first, tensor_name, tensor)
+                _checks.same_shape(label, first_name, first, tensor_name, tensor)
+            _checks.same_device(label, first_name, first, tensor_name, tensor)
+        for k, (b_name, b) in enumerate(tensors):
+            for a_name, a in tensors[:k]:
+                _checks.broadcastable(label, a_name, a, b_name, b)
         if _library.mutates_first_argument(op):
             return None
-        layout_operands = [tensor for _, tensor in tensors] * (2 if len(tensors) == 1 else 1)
-        return functools.reduce(torch.ops.aten.mul.Tensor, layout_operands)
+        operands = [tensor for _, tensor in tensors] * (2 if inputs == 1 else 1)
+        full = functools.reduce(torch.ops.aten.mul.Tensor, operands)
+        if outputs == 1:
+            return full
+        return tuple(  # one per saved tensor, as elementwise::reduce_to makes it
+            (torch.empty_like(full) if full.shape == t.shape else full.sum_to_size(t.shape)).to(t.dtype)
+            for _, t in tensors[1:]
+        )
 
     return fake
 

@@ -57,6 +57,14 @@ def tensor_scalars_overload(op: torch._ops.OpOverload) -> torch._ops.OpOverload 
     return getattr(packet, TENSOR_SCALARS) if TENSOR_SCALARS in packet.overloads() else None
 
 
+def bind(op: torch._ops.OpOverload, args, kwargs) -> list:
+    """All of the op's arguments, by position, defaults filled in."""
+    bound = list(args)
+    for argument in op._schema.arguments[len(args) :]:
+        bound.append(kwargs.get(argument.name, argument.default_value))
+    return bound
+
+
 def mutates_first_argument(op: torch._ops.OpOverload) -> bool:
     """A pointwise op in place: writes its first argument and returns nothing."""
     return not op._schema.returns

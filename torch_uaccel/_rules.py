@@ -24,28 +24,40 @@ _mutates_first_argument = _library.mutates_first_argument
 
 
 def _vmap_rule(op: torch._ops.OpOverload):
-    """The batch dimension goes in front of every batched tensor and unbatched tensors are expanded
-    (no copy) when there are several; one tensor keeps its batch dimension where it is. Arguments
-    the dispatcher dropped (equal to their default) stay dropped: `op` fills them in again."""
+    """One tensor keeps its batch dimension where it is. With several, each batched tensor's batch
+    dimension goes in front, and its own dimensions are padded with 1s to the highest logical rank, so
+    that they broadcast as the logical tensors do; unbatched ones stay as they are, or, where they must
+    broadcast to no shape but their own (a one-input op's backward) or get a gradient of their own (a
+    backward's outputs), are expanded along the batch. A backward's output k comes back in the logical
+    shape of its saved tensor k, batched in front. Arguments the dispatcher dropped (equal to their
+    default) stay dropped: `op` fills them in again."""
+    inputs = _library.tensor_inputs(op)
+    outputs = len(op._schema.returns)
+    expand_all = outputs > 1 or op._schema.name.endswith("_backward")
 
     def rule(info, in_dims, *args):
-        dims = [d for d, arg in zip(in_dims, args, strict=False) if isinstance(arg, torch.Tensor)]
+        dims, tensors = in_dims[:inputs], args[:inputs]
         if _mutates_first_argument(op) and dims[0] is None:
             raise RuntimeError(
                 f"vmap: {op._name} writes its first argument in place, which is not batched while "
                 "another argument is; batch it too (or use the out-of-place op)"
             )
-        if len(dims) == 1:
-            result, out_dim = op(*args), dims[0]
-        else:
-            args = [
-                (arg.movedim(d, 0) if d is not None else arg.expand(info.batch_size, *arg.shape))
-                if isinstance(arg, torch.Tensor)
-                else arg
-                for arg, d in zip(args, in_dims, strict=False)
-            ]
-            result, out_dim = op(*args), 0
-        return (None, None) if _mutates_first_argument(op) else (result, out_dim)
+        if inputs == 1:
+            result = op(*args)
+            return (None, None) if _mutates_first_argument(op) else (result, dims[0])
+        shapes = [t.shape if d is None else t.shape[:d] + t.shape[d + 1 :] for t, d in zip(tensors, dims, strict=True)]
+        rank = max(len(shape) for shape in shapes)
+        batched = []
+        for t, d, shape in zip(tensors, dims, shapes, strict=True):
+            if d is None and not expand_all:
+                batched.append(t)
+                continue
+            t = t.expand(info.batch_size, *t.shape) if d is None else t.movedim(d, 0)
+            batched.append(t.reshape(info.batch_size, *[1] * (rank - len(shape)), *shape))
+        result = op(*batched, *args[inputs:])
+        if outputs == 1:
+            return result, 0
+        return tuple(r.reshape(info.batch_size, *shape) for r, shape in zip(result, shapes[1:], strict=True)), (0,) * outputs
 
     return rule
 
@@ -58,22 +70,42 @@ for _op in _POINTWISE_OPS:
 
 
 def _register_sharding() -> None:
-    """Each tensor argument Shard(d) (the same d) or Replicate, the output alike. No Partial: a sum
-    of shards does not pass through elu."""
+    """All Replicate, or the output sharded on one dimension d of the broadcast shape: each tensor
+    argument Shard on its own dimension aligned with d where it has it in full, else Replicate (it
+    broadcasts there). A backward's gradient k is sharded as its saved tensor k, or, where that tensor
+    was broadcast along d, a partial sum. No Partial inputs: a sum of shards does not pass through
+    the ops."""
     if not torch.distributed.is_available():
         return
-    from torch.distributed.tensor import Replicate, Shard
+    from torch.distributed.tensor import Partial, Replicate, Shard
     from torch.distributed.tensor.experimental import register_sharding
 
-    def shardings(args, has_output):
-        tensors = [hasattr(arg, "ndim") for arg in args]  # DTensor hands tensors over as strategies
-        ndim = next(arg.ndim for arg in args if hasattr(arg, "ndim"))
-        placements = [Replicate()] + [Shard(d) for d in range(ndim)]
-        return [([p] if has_output else [], [p if is_tensor else None for is_tensor in tensors]) for p in placements]
+    def shardings(args, outputs):
+        specs = [arg for arg in args if hasattr(arg, "ndim")]  # DTensor hands tensors over as specs
+        shapes = [tuple(spec.shape) for spec in specs]
+        full = torch.broadcast_shapes(*shapes)
+        is_tensor = [hasattr(arg, "ndim") for arg in args]
+
+        def arrange(placements):
+            it = iter(placements)
+            return [next(it) if tensor else None for tensor in is_tensor]
+
+        found = [([Replicate()] * outputs, arrange([Replicate()] * len(specs)))]
+        for d in range(len(full)):
+            placements = []
+            for shape in shapes:
+                own = d - (len(full) - len(shape))
+                placements.append(Shard(own) if own >= 0 and shape[own] == full[d] else Replicate())
+            if outputs <= 1:
+                out = [Shard(d)] * outputs
+            else:
+                out = [p if isinstance(p, Shard) else Partial() for p in placements[1:]]
+            found.append((out, arrange(placements)))
+        return found
 
     for op in _POINTWISE_OPS:
-        has_output = not _mutates_first_argument(op)
-        register_sharding(op)(lambda *args, _has_output=has_output, **kwargs: shardings(args, _has_output))
+        outputs = len(op._schema.returns)
+        register_sharding(op)(lambda *args, _outputs=outputs, **kwargs: shardings(args, _outputs))
 
 
 # -- jagged nested tensors ---------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""The user-facing API of the pointwise ops (the ELU family: ELU, SELU, CELU; SiLU) over torch.ops.uaccel.
+"""The user-facing API of the pointwise ops (the ELU family: ELU, SELU, CELU; SiLU; GELU) over torch.ops.uaccel:
+a function and an nn module per op face, each made from one description (_FACES, torch_uaccel/_faces.py).
 
 The operators themselves (schemas, CPU/CUDA kernels, autograd in both modes) are C++, see csrc/;
 their fake kernels are in _fake.py, and their rules for vmap, DTensor and nested tensors in _rules.py.
@@ -7,17 +8,21 @@ their fake kernels are in _fake.py, and their rules for vmap, DTensor and nested
 import numbers
 
 import torch
-from torch import nn
+from torch import nn  # noqa: F401  (the generated modules subclass its modules)
+
+from . import _faces
 
 __all__ = [  # torch_uaccel's too
     "CELU",
     "ELU",
+    "GELU",
     "SELU",
     "ELUFunction",
     "SiLU",
     "build_info",
     "celu",
     "elu",
+    "gelu",
     "selu",
     "silu",
 ]
@@ -57,49 +62,22 @@ def _alpha(fn: str, value):
     return float(value)
 
 
-def _entry_point(overload: torch._ops.OpOverload):
-    """The C++ callable behind an OpOverload, the one its ``__call__`` hands every call to: the same
-    dispatch (every key; ``__torch_function__`` handled in C++) without that Python frame, a measurable
-    part of a call on a small tensor (benchmarks/bench_per_call.py). (torch 2.15 may swap ``_op`` for an
-    experimental dispatcher and keeps the C++ one as ``_cpp_dispatch_handle``.) Dynamo cannot trace it (a
-    pybind builtin), so the wrappers call the overload itself while Dynamo traces them."""
-    return getattr(overload, "_cpp_dispatch_handle", overload._op)
-
-
 # Called on every call, so bound here: no attribute lookups. TorchScript knows is_scripting by the
 # function, whatever its name, and drops the branches it rules out.
 _is_scripting, _dynamo_tracing = torch.jit.is_scripting, torch.compiler.is_dynamo_compiling
 
-_ELU, _ELU_INPLACE = torch.ops.uaccel.elu.default, torch.ops.uaccel.elu_.default
 # alpha's default as the schema writes it (ATen's, 1.0): every Python face takes it from here.
-ELU_DEFAULT_ALPHA = float(_ELU._schema.arguments[1].default_value)
-_ELU_ENTRY, _ELU_INPLACE_ENTRY = _entry_point(_ELU), _entry_point(_ELU_INPLACE)
+ELU_DEFAULT_ALPHA = float(torch.ops.uaccel.elu.default._schema.arguments[1].default_value)
 
+_ALPHA_CHECK = "if type(alpha) is not float:  # the common case skips a call\n    alpha = _alpha({label!r}, alpha)"
 
-def _elu(x: torch.Tensor, alpha: float, scale: float, input_scale: float, inplace: bool) -> torch.Tensor:
-    if _is_scripting():  # TorchScript resolves the ops by name (the eager branches are not compiled)
-        if inplace:
-            torch.ops.uaccel.elu_(x, alpha, scale, input_scale)
-            return x
-        return torch.ops.uaccel.elu(x, alpha, scale, input_scale)
-    if _dynamo_tracing():
-        if inplace:
-            _ELU_INPLACE(x, alpha, scale, input_scale)
-            return x
-        return _ELU(x, alpha, scale, input_scale)
-    if inplace:
-        _ELU_INPLACE_ENTRY(x, alpha, scale, input_scale)
-        return x
-    return _ELU_ENTRY(x, alpha, scale, input_scale)
-
-
-# The wrappers and modules compile under torch.jit.script, as F.elu and nn.ELU do: their argument
-# checks sit in `if not _is_scripting()` blocks, which TorchScript leaves out (where it
-# types alpha as float itself).
-
-
-def elu(x: torch.Tensor, alpha: float = ELU_DEFAULT_ALPHA, inplace: bool = False) -> torch.Tensor:
-    """ELU: ``x`` where ``x > 0``, else ``alpha * expm1(x)``; as ``F.elu(x, alpha, inplace)``.
+# One description per function and module (torch_uaccel/_faces.py makes them); each compiles under
+# torch.jit.script, as F's functions and nn's modules do.
+_FACES = (
+    _faces.Face(
+        "elu",
+        "elu",
+        """ELU: ``x`` where ``x > 0``, else ``alpha * expm1(x)``; as ``F.elu(x, alpha, inplace)``.
 
     Differentiable to any order, in reverse and forward mode; works under torch.func, vmap,
     torch.compile, torch.export, torch.jit.script, DTensor and jagged nested tensors. ``alpha`` is a
@@ -108,31 +86,73 @@ def elu(x: torch.Tensor, alpha: float = ELU_DEFAULT_ALPHA, inplace: bool = False
 
     >>> torch_uaccel.elu(torch.tensor([-1.0, 0.0, 2.0]))
     tensor([-0.6321,  0.0000,  2.0000])
-    """
-    if not _is_scripting():  # TorchScript types alpha as float itself
-        if type(alpha) is not float:  # the common case skips a call
-            alpha = _alpha("torch_uaccel.elu", alpha)
-        if not _dynamo_tracing():  # as _elu's eager branch, one call less: the per-call cost of most users
-            if inplace:
-                _ELU_INPLACE_ENTRY(x, alpha)
-                return x
-            return _ELU_ENTRY(x, alpha)
-    return _elu(x, alpha, 1.0, 1.0, inplace)
+    """,
+        parameters="alpha: float = ELU_DEFAULT_ALPHA, inplace: bool = False",
+        arguments="alpha",
+        check=_ALPHA_CHECK.format(label="torch_uaccel.elu"),
+        module="ELU",
+        module_doc="""Drop-in for ``nn.ELU`` backed by ``uaccel.elu`` (the same default alpha, 1.0).
 
+    A subclass of ``nn.ELU``, so code that finds activations with ``isinstance(m, nn.ELU)``
+    (module surgery, quantization and pruning passes) keeps finding it; same ``alpha``/``inplace``
+    attributes, ``repr`` and state dict (each module below is such a subclass).
+    """,
+        module_init_check="_alpha('torch_uaccel.ELU', alpha)  # refused now rather than at the first call",
+    ),
+    _faces.Face(
+        "selu",
+        "elu",
+        """SELU, as ``F.selu``: ``scale * elu(x, alpha)`` with ATen's constants, on the ELU kernels.""",
+        parameters="inplace: bool = False",
+        arguments="alpha, scale",
+        prelude="alpha, scale = _selu_constants()",
+        module="SELU",
+        module_doc="Drop-in for ``nn.SELU`` on the ELU kernels.",
+    ),
+    _faces.Face(
+        "celu",
+        "elu",
+        """CELU, as ``F.celu``: ``x`` where ``x > 0``, else ``alpha * expm1(x / alpha)``.""",
+        parameters="alpha: float = 1.0, inplace: bool = False",
+        arguments="alpha, 1.0, 1.0 / alpha",
+        check=_ALPHA_CHECK.format(label="torch_uaccel.celu"),
+        prelude="if alpha == 0:\n    raise ValueError('torch_uaccel.celu: expected a nonzero alpha (it divides the input), but got 0')",
+        module="CELU",
+        module_doc="Drop-in for ``nn.CELU`` on the ELU kernels.",
+        module_init_check="_alpha('torch_uaccel.CELU', alpha)",
+    ),
+    _faces.Face(
+        "silu",
+        "silu",
+        """SiLU (swish): ``x * sigmoid(x)``, as ``F.silu(x, inplace)``; the same reach as :func:`elu`. In place
+    with autograd it keeps a copy of the input for the gradient, as ``F.silu`` does.
 
-def selu(x: torch.Tensor, inplace: bool = False) -> torch.Tensor:
-    """SELU, as ``F.selu``: ``scale * elu(x, alpha)`` with ATen's constants, on the ELU kernels."""
-    alpha, scale = _selu_constants()
-    return _elu(x, alpha, scale, 1.0, inplace)
+    >>> torch_uaccel.silu(torch.tensor([-1.0, 0.0, 2.0]))
+    tensor([-0.2689,  0.0000,  1.7616])
+    """,
+        parameters="inplace: bool = False",
+        module="SiLU",
+        module_doc="Drop-in for ``nn.SiLU`` backed by ``uaccel.silu``.",
+    ),
+    _faces.Face(
+        "gelu",
+        "gelu",
+        """GELU: ``x * Phi(x)``, as ``F.gelu(x, approximate)``, ``approximate`` 'none' (exact) or 'tanh'; the
+    same reach as :func:`elu`. Both keep their relative accuracy on the negative side, where ATen's
+    float32 kernel loses it (within 2 ulp of float64 wherever the result is normal).
 
+    >>> torch_uaccel.gelu(torch.tensor([-1.0, 0.0, 2.0]))
+    tensor([-0.1587,  0.0000,  1.9545])
+    """,
+        parameters="approximate: str = 'none'",
+        arguments="approximate=approximate",
+        module="GELU",
+        module_doc="Drop-in for ``nn.GELU`` backed by ``uaccel.gelu``.",
+    ),
+)
 
-def celu(x: torch.Tensor, alpha: float = 1.0, inplace: bool = False) -> torch.Tensor:
-    """CELU, as ``F.celu``: ``x`` where ``x > 0``, else ``alpha * expm1(x / alpha)``."""
-    if not _is_scripting():
-        alpha = _alpha("torch_uaccel.celu", alpha)
-    if alpha == 0:
-        raise ValueError("torch_uaccel.celu: expected a nonzero alpha (it divides the input), but got 0")
-    return _elu(x, alpha, 1.0, 1.0 / alpha, inplace)
+for _face in _FACES:
+    _faces.define(globals(), _face)
 
 
 class ELUFunction(torch.autograd.Function):
@@ -184,78 +204,6 @@ def _refuse_nested_forward_mode() -> None:
             "autograd.Function drops the second-order terms in PyTorch; use torch_uaccel.elu, whose C++ autograd "
             "supports it"
         )
-
-
-class ELU(nn.ELU):
-    """Drop-in for ``nn.ELU`` backed by ``uaccel.elu`` (the same default alpha, 1.0).
-
-    A subclass of ``nn.ELU``, so code that finds activations with ``isinstance(m, nn.ELU)``
-    (module surgery, quantization and pruning passes) keeps finding it; same ``alpha``/``inplace``
-    attributes, ``repr`` and state dict.
-    """
-
-    def __init__(self, alpha: float = ELU_DEFAULT_ALPHA, inplace: bool = False) -> None:
-        _alpha("torch_uaccel.ELU", alpha)  # refused now rather than at the first call
-        super().__init__(alpha, inplace)  # kept as given (a 0-dim tensor too), as nn.ELU keeps it
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if _is_scripting():  # an int alpha is typed int there (nn.ELU(1) does not script)
-            return elu(x, float(self.alpha), self.inplace)
-        return elu(x, self.alpha, self.inplace)
-
-
-class SELU(nn.SELU):
-    """Drop-in for ``nn.SELU`` on the ELU kernels (a subclass of it, as :class:`ELU`)."""
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return selu(x, self.inplace)
-
-
-class CELU(nn.CELU):
-    """Drop-in for ``nn.CELU`` on the ELU kernels (a subclass of it, as :class:`ELU`)."""
-
-    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
-        _alpha("torch_uaccel.CELU", alpha)
-        super().__init__(alpha, inplace)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if _is_scripting():  # as ELU.forward
-            return celu(x, float(self.alpha), self.inplace)
-        return celu(x, self.alpha, self.inplace)
-
-
-_SILU, _SILU_INPLACE = torch.ops.uaccel.silu.default, torch.ops.uaccel.silu_.default
-_SILU_ENTRY, _SILU_INPLACE_ENTRY = _entry_point(_SILU), _entry_point(_SILU_INPLACE)
-
-
-def silu(x: torch.Tensor, inplace: bool = False) -> torch.Tensor:
-    """SiLU (swish): ``x * sigmoid(x)``, as ``F.silu(x, inplace)``; the same reach as :func:`elu`. In place
-    with autograd it keeps a copy of the input for the gradient, as ``F.silu`` does.
-
-    >>> torch_uaccel.silu(torch.tensor([-1.0, 0.0, 2.0]))
-    tensor([-0.2689,  0.0000,  1.7616])
-    """
-    if _is_scripting():  # as _elu
-        if inplace:
-            torch.ops.uaccel.silu_(x)
-            return x
-        return torch.ops.uaccel.silu(x)
-    if not _dynamo_tracing():
-        if inplace:
-            _SILU_INPLACE_ENTRY(x)
-            return x
-        return _SILU_ENTRY(x)
-    if inplace:
-        _SILU_INPLACE(x)
-        return x
-    return _SILU(x)
-
-
-class SiLU(nn.SiLU):
-    """Drop-in for ``nn.SiLU`` backed by ``uaccel.silu`` (a subclass of it, as :class:`ELU`)."""
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return silu(x, self.inplace)
 
 
 def build_info() -> dict:
