@@ -85,7 +85,7 @@ def test_opcheck(device, row, dtype, requires_grad):
         inputs = tuple(
             (t.nan_to_num(nan=0.5) if t.isnan().any() else t).requires_grad_(requires_grad) for t in sample.inputs
         )
-        torch.library.opcheck(row.custom_op, inputs + row.scalars)
+        torch.library.opcheck(row.custom_op, inputs + row.scalars, row.keywords)
 
 
 def _call(mode, fn, inputs):

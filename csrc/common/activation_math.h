@@ -35,6 +35,13 @@ struct ActivationConstants<double> {
 inline constexpr double kTwoOverSqrtPi = 1.12837916709551257390;
 inline constexpr double kRsqrt2Pi = 0.39894228040143267794;  // 1/sqrt(2 pi)
 
+// x clamped to [-kLimit, kLimit], NaN kept.
+template <typename T, typename V>
+C10_HOST_DEVICE V clamp_to_limit(V x) {
+  using C = ActivationConstants<T>;
+  return clamp(x, V(-C::kLimit), V(C::kLimit));
+}
+
 // x * sigmoid(v) given e = exp(-|v|) and v of x's sign: x * (v < 0 ? e : 1) / (1 + e). Compensated:
 // the product's and the sum's rounding errors (by fma) and the quotient's residual go into one
 // correction, so the result is off by e's error and one rounding. x = +inf gives x (inf - inf would
@@ -53,7 +60,7 @@ C10_HOST_DEVICE V times_sigmoid(V x, V e) {
 template <typename T, typename V>
 C10_HOST_DEVICE V normal_cdf(V x, V& gaussian) {
   using C = ActivationConstants<T>;
-  const V clamped = clamp(x, V(-C::kLimit), V(C::kLimit));  // no inf - inf in z_lo
+  const V clamped = clamp_to_limit<T>(x);  // no inf - inf in z_lo
   const V z = clamped * V(-C::kRsqrt2Hi);
   const V z_lo = fma(clamped, V(-C::kRsqrt2Hi), neg(z)) - clamped * V(C::kRsqrt2Lo);
   gaussian = exp_nonpositive(neg(z * z));
@@ -66,7 +73,7 @@ C10_HOST_DEVICE V normal_cdf(V x, V& gaussian) {
 template <typename T, typename V>
 C10_HOST_DEVICE V tanh_exponent(V x, V& v_lo) {
   using C = ActivationConstants<T>;
-  x = clamp(x, V(-C::kLimit), V(C::kLimit));
+  x = clamp_to_limit<T>(x);
   const V square = x * x, square_lo = fma(x, x, neg(square));
   const V t = V(C::kKappaHi) * square;
   const V t_lo = fma(V(C::kKappaHi), square, neg(t)) + fma(V(C::kKappaHi), square_lo, V(C::kKappaLo) * square);

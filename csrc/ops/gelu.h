@@ -53,8 +53,10 @@ struct TanhBackward : pointwise::Formula<TanhBackward<T>> {
     const V r = V(T(1)) / (V(T(1)) + e);
     const auto negative = x < V(T(0));
     const V s = math::select(negative, e * r, r), one_minus_s = math::select(negative, r, e * r);
-    const V slope = V(C::kBeta2Hi) * math::fma(V(T(3) * C::kKappaHi), x * x, V(T(1)));
-    return g * s * math::fma(x * one_minus_s, slope, V(T(1)));
+    // From x clamped as v is (the result for |x| > 16 is g or 0 exactly), but +-inf give NaN, as in ATen.
+    const V clamped = math::clamp_to_limit<T>(x);
+    const V slope = V(C::kBeta2Hi) * math::fma(V(T(3) * C::kKappaHi), clamped * clamped, V(T(1)));
+    return math::fma(x, V(T(0)), g * s * math::fma(clamped * one_minus_s, slope, V(T(1))));
   }
 };
 
@@ -89,15 +91,19 @@ struct Op {
 
   // d/dx of the backward's factor: for 'none', (2 - x^2) phi(x); for 'tanh', with s = sigmoid(v) and
   // v' as in TanhBackward, s (1 - s) (2 v' + x (v'' + v'^2 (1 - 2 s))), v'' = 12 sqrt(2/pi) kappa x.
+  // x is clamped where the result is 0 (no inf * 0 from huge x), but +-inf give NaN, as in ATen.
   static at::Tensor backward_wrt_saved(const at::Tensor& h, const at::Tensor& x, std::string_view approximate) {
+    const auto xc = x.clamp(-math::ActivationConstants<double>::kLimit, math::ActivationConstants<double>::kLimit);
+    const auto nan_at_infinity = x * 0;
     if (approximate == "tanh") {
       constexpr double beta2 = 2 * 0.79788456080286535588, kappa = 0.044715;
-      const auto v = beta2 * (x + kappa * x * x * x);
-      const auto s = at::sigmoid(v);
-      const auto slope = beta2 * (1 + 3 * kappa * x * x);
-      return h * s * (1 - s) * (2 * slope + x * (6 * beta2 * kappa * x + slope * slope * (1 - 2 * s)));
+      const auto v = beta2 * (xc + kappa * xc * xc * xc);
+      const auto s = at::sigmoid(v), one_minus_s = at::sigmoid(-v);  // 1 - s without cancellation
+      const auto slope = beta2 * (1 + 3 * kappa * xc * xc);
+      const auto second = s * one_minus_s * (2 * slope + xc * (6 * beta2 * kappa * xc + slope * slope * (one_minus_s - s)));
+      return h * second + nan_at_infinity;
     }
-    return h * (2 - x * x) * at::exp(-0.5 * x * x) * math::kRsqrt2Pi;
+    return h * ((2 - xc * xc) * at::exp(-0.5 * xc * xc) * math::kRsqrt2Pi) + nan_at_infinity;
   }
 };
 

@@ -11,6 +11,7 @@ OPS, so a new elementwise op is a row here, not a copy of ELU's tests.
 import functools
 import re
 from collections.abc import Callable, Iterable
+import dataclasses
 from dataclasses import dataclass, field
 
 import torch
@@ -157,8 +158,9 @@ class OpInfo:
     name: str  # test ids: no parentheses, which pytest -k would read as a call
     op: Callable  # ours: op(*inputs)
     reference: Callable  # ATen's, called alike: the values to match, and the time to beat
-    overload: str | None  # the uaccel op `op` calls with (*inputs, *scalars), for opcheck; None for a Python composite
+    overload: str | None  # the uaccel op `op` calls with (*inputs, *scalars, **keywords), for opcheck; None for a Python composite
     scalars: tuple = ()
+    keywords: dict = field(default_factory=dict)
     # From one base tensor x, the op's inputs by variant name; the first ("") is the plain one, which is timed.
     inputs_from: Callable[[torch.Tensor], dict] = lambda x: {"": (x,)}
     dtypes: tuple = FLOATING_DTYPES
@@ -542,6 +544,72 @@ def _silu_rows():
     ]
 
 
+def _approximate_errors(name: str, inputs: int = 1, also=lambda device: ()):
+    """An unknown `approximate` (and what `also` yields): refused, naming the op and the accepted values."""
+
+    def cases(device):
+        yield from also(device)
+        op = getattr(torch.ops.uaccel, name)
+        yield ErrorCase(
+            "approximate='fast'",
+            tuple(torch.randn(4, device=device) for _ in range(inputs)),
+            RuntimeError,
+            rf"uaccel\.{name}: expected approximate to be one of 'none' or 'tanh', but got 'fast'",
+            call=lambda *tensors: op(*tensors, approximate="fast"),
+        )
+
+    return cases
+
+
+def _gelu_rows():
+    """Each approximation: the function and the in-place op (F.gelu has no in-place form), the module and
+    the backward op."""
+    rows = []
+    for approximate in ("none", "tanh"):
+        keywords = {"approximate": approximate}
+
+        def op(x, inplace=False, keywords=keywords):
+            if inplace:
+                torch.ops.uaccel.gelu_(x, **keywords)
+                return x
+            return ops.gelu(x, **keywords)
+
+        def reference(x, inplace=False, keywords=keywords):
+            return x.copy_(F.gelu(x.clone(), **keywords)) if inplace else F.gelu(x, **keywords)
+
+        forward, inplace = _pointwise_rows(
+            f"gelu:{approximate}",
+            op,
+            reference,
+            "gelu",
+            keywords=keywords,
+            inplace_errors=_approximate_errors("gelu_"),
+            benchmark=True,
+        )
+        rows += [
+            dataclasses.replace(forward, error_cases=_approximate_errors("gelu", also=forward.error_cases)),
+            inplace,
+            OpInfo(
+                f"GELU:{approximate}",
+                ops.GELU(approximate),
+                torch.nn.GELU(approximate),
+                None,
+                error_cases=_dtype_errors("gelu"),
+                roof=torch.relu,
+            ),
+            _backward_op_row(
+                f"gelu_backward:{approximate}",
+                lambda g, x, keywords=keywords: torch.ops.uaccel.gelu_backward(g, x, **keywords),
+                lambda g, x, keywords=keywords: torch.ops.aten.gelu_backward(g, x, **keywords),
+                "gelu_backward",
+                keywords=keywords,
+                error_cases=_backward_errors("gelu_backward", "self", _approximate_errors("gelu_backward", 2)),
+                benchmark=True,
+            ),
+        ]
+    return rows
+
+
 OPS = (
     [row for a in ALPHAS for row in _alpha_rows("elu", ops.elu, F.elu, a, opcheck=(a in (1.0, -0.5), a == 1.0))]
     + _family_rows("selu", ops.selu, F.selu, ops.SELU_ALPHA, ops.SELU_SCALE, opcheck=(True, False))
@@ -549,6 +617,7 @@ OPS = (
     + _python_rows()
     + _backward_rows()
     + _silu_rows()
+    + _gelu_rows()
 )
 
 # The functions with in-place variants (the ELU family, SiLU), for tests that call them as fn(x, inplace=False).
