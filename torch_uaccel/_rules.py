@@ -35,7 +35,7 @@ def _vmap_rule(op: torch._ops.OpOverload):
     outputs = len(op._schema.returns)
     expand_all = outputs > 1 or op._schema.name.endswith("_backward")
 
-    def rule(info, in_dims, *args):
+    def rule(info, in_dims, *args, **kwargs):
         dims, tensors = in_dims[:inputs], args[:inputs]
         if _mutates_first_argument(op) and dims[0] is None:
             raise RuntimeError(
@@ -43,7 +43,7 @@ def _vmap_rule(op: torch._ops.OpOverload):
                 "another argument is; batch it too (or use the out-of-place op)"
             )
         if inputs == 1:
-            result = op(*args)
+            result = op(*args, **kwargs)
             return (None, None) if _mutates_first_argument(op) else (result, dims[0])
         shapes = [t.shape if d is None else t.shape[:d] + t.shape[d + 1 :] for t, d in zip(tensors, dims, strict=True)]
         rank = max(len(shape) for shape in shapes)
@@ -54,7 +54,7 @@ def _vmap_rule(op: torch._ops.OpOverload):
                 continue
             t = t.expand(info.batch_size, *t.shape) if d is None else t.movedim(d, 0)
             batched.append(t.reshape(info.batch_size, *[1] * (rank - len(shape)), *shape))
-        result = op(*batched, *args[inputs:])
+        result = op(*batched, *args[inputs:], **kwargs)
         if outputs == 1:
             return result, 0
         return tuple(r.reshape(info.batch_size, *shape) for r, shape in zip(result, shapes[1:], strict=True)), (0,) * outputs

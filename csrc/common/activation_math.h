@@ -92,4 +92,64 @@ C10_HOST_DEVICE V exp_neg_abs(V v, V v_lo) {
   return fma(e, select(v < V(T(0)), v_lo, neg(v_lo)), e);
 }
 
+// The activations, each with its derivative (and its value again, where a backward needs both).
+
+// SiLU, x * sigmoid(x), to 2 ulp (times_sigmoid's error and exp's).
+template <typename T, typename V>
+C10_HOST_DEVICE V silu(V x) {
+  return times_sigmoid<T>(x, exp_nonpositive(neg_abs(x)));
+}
+
+// s (1 + x (1 - s)), s = sigmoid(x): s and 1 - s from one division, 1 - s without cancellation.
+template <typename T, typename V>
+C10_HOST_DEVICE V silu_derivative(V x, V& value) {
+  const V e = exp_nonpositive(neg_abs(x));
+  const V r = V(T(1)) / (V(T(1)) + e);
+  const auto negative = x < V(T(0));
+  const V s = select(negative, e * r, r), one_minus_s = select(negative, r, e * r);
+  value = x * s;
+  return s * fma(x, one_minus_s, V(T(1)));
+}
+
+// GELU, x Phi(x).
+template <typename T, typename V>
+C10_HOST_DEVICE V gelu(V x) {
+  V gaussian;
+  return x * normal_cdf<T>(x, gaussian);
+}
+
+// Phi(x) + x phi(x), phi(x) = exp(-x^2 / 2) / sqrt(2 pi). +-inf give NaN (inf * 0), as in ATen.
+template <typename T, typename V>
+C10_HOST_DEVICE V gelu_derivative(V x, V& value) {
+  V gaussian;
+  const V cdf = normal_cdf<T>(x, gaussian);
+  value = x * cdf;
+  return fma(x * V(T(kRsqrt2Pi)), gaussian, cdf);
+}
+
+// GELU with the tanh approximation, x sigmoid(v), v = tanh_exponent(x).
+template <typename T, typename V>
+C10_HOST_DEVICE V gelu_tanh(V x) {
+  V v_lo;
+  const V v = tanh_exponent<T>(x, v_lo);
+  return times_sigmoid<T>(x, exp_neg_abs<T>(v, v_lo));
+}
+
+// d/dx (x s) = s (1 + x (1 - s) v'(x)), s = sigmoid(v), v'(x) = 2 sqrt(2/pi) (1 + 3 kappa x^2); from x
+// clamped as v is (for |x| > kLimit the result is 1 or 0 exactly), but +-inf give NaN, as in ATen.
+template <typename T, typename V>
+C10_HOST_DEVICE V gelu_tanh_derivative(V x, V& value) {
+  using C = ActivationConstants<T>;
+  V v_lo;
+  const V v = tanh_exponent<T>(x, v_lo);
+  const V e = exp_nonpositive(neg_abs(v));
+  const V r = V(T(1)) / (V(T(1)) + e);
+  const auto negative = x < V(T(0));
+  const V s = select(negative, e * r, r), one_minus_s = select(negative, r, e * r);
+  const V clamped = clamp_to_limit<T>(x);
+  const V slope = V(C::kBeta2Hi) * fma(V(T(3) * C::kKappaHi), clamped * clamped, V(T(1)));
+  value = x * s;
+  return fma(x, V(T(0)), s * fma(clamped * one_minus_s, slope, V(T(1))));
+}
+
 } // namespace uaccel::math

@@ -5,6 +5,7 @@
 // cancellation of 1 + erf or 1 + tanh on the negative side, which costs ATen's float32 kernel its
 // relative accuracy there (common/activation_math.h): float32 is within 2 ulp of float64 wherever
 // the result is normal.
+#include "common/activation_derivatives.h"
 #include "pointwise/pointwise.h"
 
 namespace uaccel::ops::gelu {
@@ -14,8 +15,7 @@ template <typename T>
 struct Erf : pointwise::Formula<Erf<T>> {
   template <typename V>
   C10_HOST_DEVICE V apply(V x) const {
-    V gaussian;
-    return x * math::normal_cdf<T>(x, gaussian);
+    return math::gelu<T>(x);
   }
 };
 
@@ -23,40 +23,25 @@ template <typename T>
 struct Tanh : pointwise::Formula<Tanh<T>> {
   template <typename V>
   C10_HOST_DEVICE V apply(V x) const {
-    V v_lo;
-    const V v = math::tanh_exponent<T>(x, v_lo);
-    return math::times_sigmoid<T>(x, math::exp_neg_abs<T>(v, v_lo));
+    return math::gelu_tanh<T>(x);
   }
 };
 
-// dx = g * (Phi(x) + x * phi(x)), phi(x) = exp(-x^2 / 2) / sqrt(2 pi).
 template <typename T>
 struct ErfBackward : pointwise::Formula<ErfBackward<T>> {
   template <typename V>
   C10_HOST_DEVICE V apply(V g, V x) const {
-    V gaussian;
-    const V cdf = math::normal_cdf<T>(x, gaussian);
-    return g * math::fma(x * V(T(math::kRsqrt2Pi)), gaussian, cdf);
+    V value;
+    return g * math::gelu_derivative<T>(x, value);
   }
 };
 
-// dx = g * d/dx (x s), s = sigmoid(v): g * s * (1 + x (1 - s) v'(x)), v'(x) = 2 sqrt(2/pi) (1 + 3 kappa x^2);
-// s and 1 - s from one division, as SiLU's backward.
 template <typename T>
 struct TanhBackward : pointwise::Formula<TanhBackward<T>> {
   template <typename V>
   C10_HOST_DEVICE V apply(V g, V x) const {
-    using C = math::ActivationConstants<T>;
-    V v_lo;
-    const V v = math::tanh_exponent<T>(x, v_lo);
-    const V e = math::exp_nonpositive(math::neg_abs(v));
-    const V r = V(T(1)) / (V(T(1)) + e);
-    const auto negative = x < V(T(0));
-    const V s = math::select(negative, e * r, r), one_minus_s = math::select(negative, r, e * r);
-    // From x clamped as v is (the result for |x| > 16 is g or 0 exactly), but +-inf give NaN, as in ATen.
-    const V clamped = math::clamp_to_limit<T>(x);
-    const V slope = V(C::kBeta2Hi) * math::fma(V(T(3) * C::kKappaHi), clamped * clamped, V(T(1)));
-    return math::fma(x, V(T(0)), g * s * math::fma(clamped * one_minus_s, slope, V(T(1))));
+    V value;
+    return g * math::gelu_tanh_derivative<T>(x, value);
   }
 };
 
@@ -89,21 +74,8 @@ struct Op {
     }
   }
 
-  // d/dx of the backward's factor: for 'none', (2 - x^2) phi(x); for 'tanh', with s = sigmoid(v) and
-  // v' as in TanhBackward, s (1 - s) (2 v' + x (v'' + v'^2 (1 - 2 s))), v'' = 12 sqrt(2/pi) kappa x.
-  // x is clamped where the result is 0 (no inf * 0 from huge x), but +-inf give NaN, as in ATen.
   static at::Tensor backward_wrt_saved(const at::Tensor& h, const at::Tensor& x, std::string_view approximate) {
-    const auto xc = x.clamp(-math::ActivationConstants<double>::kLimit, math::ActivationConstants<double>::kLimit);
-    const auto nan_at_infinity = x * 0;
-    if (approximate == "tanh") {
-      constexpr double beta2 = 2 * 0.79788456080286535588, kappa = 0.044715;
-      const auto v = beta2 * (xc + kappa * xc * xc * xc);
-      const auto s = at::sigmoid(v), one_minus_s = at::sigmoid(-v);  // 1 - s without cancellation
-      const auto slope = beta2 * (1 + 3 * kappa * xc * xc);
-      const auto second = s * one_minus_s * (2 * slope + xc * (6 * beta2 * kappa * xc + slope * slope * (one_minus_s - s)));
-      return h * second + nan_at_infinity;
-    }
-    return h * ((2 - xc * xc) * at::exp(-0.5 * xc * xc) * math::kRsqrt2Pi) + nan_at_infinity;
+    return h * math::gelu_derivatives(x, approximate).second;
   }
 };
 

@@ -5,6 +5,8 @@
 // header of csrc/ops/ that is not listed here.
 #include "ops/elu.h"
 #include "ops/gelu.h"
+#include "ops/gelu_mul.h"
 #include "ops/silu.h"
+#include "ops/silu_mul.h"
 
-#define UACCEL_FOR_EACH_POINTWISE_OP(X) X(elu) X(gelu) X(silu)
+#define UACCEL_FOR_EACH_POINTWISE_OP(X) X(elu) X(gelu) X(gelu_mul) X(silu) X(silu_mul)
