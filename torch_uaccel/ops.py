@@ -23,8 +23,12 @@ __all__ = [  # torch_uaccel's too
     "celu",
     "elu",
     "gelu",
+    "gelu_and_mul",
+    "gelu_mul",
     "selu",
     "silu",
+    "silu_and_mul",
+    "silu_mul",
 ]
 
 
@@ -149,10 +153,46 @@ _FACES = (
         module="GELU",
         module_doc="Drop-in for ``nn.GELU`` backed by ``uaccel.gelu``.",
     ),
+    _faces.Face(
+        "silu_mul",
+        "silu_mul",
+        """SwiGLU's gating, ``F.silu(gate) * up`` in one pass: ``gate`` and ``up`` broadcast and promote as for
+    ``*``. Its backward computes both gradients in one pass and saves only ``gate`` and ``up`` (the unfused
+    chain saves ``silu(gate)`` too); the same reach as :func:`elu`.""",
+        tensors="gate: torch.Tensor, up: torch.Tensor",
+    ),
+    _faces.Face(
+        "gelu_mul",
+        "gelu_mul",
+        """GeGLU's gating, ``F.gelu(gate, approximate=approximate) * up`` in one pass, as :func:`silu_mul`.""",
+        tensors="gate: torch.Tensor, up: torch.Tensor",
+        parameters="approximate: str = 'none'",
+        arguments="approximate=approximate",
+    ),
 )
 
 for _face in _FACES:
     _faces.define(globals(), _face)
+
+
+def _halves(fn: str, x: torch.Tensor) -> list[torch.Tensor]:
+    """x's last dimension split in two: the gate, then up (vLLM's layout)."""
+    if x.dim() == 0 or x.shape[-1] % 2 != 0:
+        raise ValueError(f"{fn}: expected x's last dimension to be even (gate, then up), but got shape {list(x.shape)}")
+    return list(x.chunk(2, dim=-1))
+
+
+def silu_and_mul(x: torch.Tensor) -> torch.Tensor:
+    """``silu(x[..., :d]) * x[..., d:]`` for ``x`` of shape ``[..., 2d]``: vLLM's ``silu_and_mul``, differentiable
+    (a view of each half into :func:`silu_mul`, no copy)."""
+    gate, up = _halves("torch_uaccel.silu_and_mul", x)
+    return silu_mul(gate, up)
+
+
+def gelu_and_mul(x: torch.Tensor, approximate: str = "none") -> torch.Tensor:
+    """``gelu(x[..., :d], approximate) * x[..., d:]``, as :func:`silu_and_mul` is to :func:`silu_mul`."""
+    gate, up = _halves("torch_uaccel.gelu_and_mul", x)
+    return gelu_mul(gate, up, approximate)
 
 
 class ELUFunction(torch.autograd.Function):

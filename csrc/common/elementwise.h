@@ -50,10 +50,16 @@ void check_operands(const char* op, const std::vector<std::string>& names, const
 }
 
 // An iterator over `tensors`, after check_operands, broadcast (each pair checked, named) and promoted
-// to their common dtype (as `*` promotes), with `outputs` outputs of that dtype allocated by it.
+// to their common dtype (as `*` promotes), with `outputs` outputs of that dtype allocated by it. With
+// `float_for_sums`, half types are computed in float where an output will be summed (an input broadcast
+// to a larger shape): the sum then rounds once, not once per term.
 template <size_t n>
 at::TensorIterator iterator(
-    const char* op, const std::vector<std::string>& names, const std::array<const at::Tensor*, n>& tensors, int outputs) {
+    const char* op,
+    const std::vector<std::string>& names,
+    const std::array<const at::Tensor*, n>& tensors,
+    int outputs,
+    bool float_for_sums = false) {
   check_operands(op, names, tensors);
   at::native::ResultTypeState state;
   for (size_t k = 0; k < n; ++k) {
@@ -62,7 +68,18 @@ at::TensorIterator iterator(
     }
     state = at::native::update_result_type_state(*tensors[k], state);
   }
-  const auto dtype = at::native::result_type(state);
+  auto dtype = at::native::result_type(state);
+  if (float_for_sums && at::isReducedFloatingType(dtype)) {
+    c10::DimVector shape(tensors[0]->sizes());
+    for (const auto* t : tensors) {
+      shape = at::infer_size_dimvector(shape, t->sizes());
+    }
+    for (const auto* t : tensors) {
+      if (t->sizes() != at::IntArrayRef(shape)) {
+        dtype = at::kFloat;
+      }
+    }
+  }
   at::TensorIteratorConfig config;
   for (int k = 0; k < outputs; ++k) {
     config.add_owned_output(at::Tensor());

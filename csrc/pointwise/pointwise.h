@@ -430,7 +430,7 @@ struct Implementations<Op, Run, Guard, std::index_sequence<I...>, std::tuple<P..
       Run::backward_dense(outs.data(), in.data(), params...);
       return Result{std::move(out[I])...};
     }
-    auto iter = elementwise::iterator(op, labels.backward_inputs, in, N);
+    auto iter = elementwise::iterator(op, labels.backward_inputs, in, N, /*float_for_sums=*/true);
     check();
     Run::backward(iter, params...);
     // Broadcast inputs get their gradients summed back to their shape, and each in its own dtype.

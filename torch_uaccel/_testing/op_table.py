@@ -610,6 +610,70 @@ def _gelu_rows():
     return rows
 
 
+def _gated_inputs(gate: torch.Tensor) -> dict:
+    """(gate, up) variants: up dense in gate's layout, and up one row broadcast over gate's leading
+    dimensions (as a bias-free MLP never has it, but `*` allows)."""
+    gen = torch.Generator(gate.device).manual_seed(gate.numel())
+    up = torch.empty_like(gate).copy_(torch.randn(gate.shape, generator=gen, device=gate.device, dtype=gate.dtype))
+    variants = {"": (gate, up)}
+    if gate.dim() >= 2 and gate.numel():
+        variants["broadcast-up"] = (gate, up[(0,) * (gate.dim() - 1)].clone())
+    return variants
+
+
+def _broadcast_errors(op: str, also=lambda device: ()):
+    """Inputs that do not broadcast, and those of each dtype a gated op refuses (and what `also` yields)."""
+
+    def cases(device):
+        yield from _dtype_errors(op, ("gate", "up"))(device)
+        yield ErrorCase(
+            "shapes",
+            (torch.randn(4, 5, device=device), torch.randn(4, 3, device=device)),
+            RuntimeError,
+            rf"uaccel\.{op}: expected gate and up to broadcast to one shape, but got \[4, 5\] and \[4, 3\]",
+        )
+        yield from also(device)
+
+    return cases
+
+
+def _gated_rows():
+    """SwiGLU's and GeGLU's gating, f(gate) * up, against the unfused chain; the backward ops have no
+    rows (two outputs): their values and gradients are what the rows' gradients and gradgradcheck check."""
+
+    def row(name, op, reference, overload, keywords=None, errors=lambda device: ()):
+        return OpInfo(
+            name,
+            op,
+            reference,
+            overload,
+            keywords=keywords or {},
+            inputs_from=_gated_inputs,
+            # A broadcast input's gradient sums products each rounded to the dtype (as the unfused
+            # chain's does): a few roundings more than the elementwise ones in half types.
+            grad_tolerances={dtype: dict(t, rtol=4 * t["rtol"]) for dtype, t in TOLERANCES.items()},
+            error_cases=_broadcast_errors(overload, errors),
+            roof=torch.mul,
+            traffic=3,
+            benchmark=True,
+        )
+
+    rows = [row("silu_mul", ops.silu_mul, lambda gate, up: F.silu(gate) * up, "silu_mul")]
+    for approximate in ("none", "tanh"):
+        keywords = {"approximate": approximate}
+        rows.append(
+            row(
+                f"gelu_mul:{approximate}",
+                lambda gate, up, keywords=keywords: ops.gelu_mul(gate, up, **keywords),
+                lambda gate, up, keywords=keywords: F.gelu(gate, **keywords) * up,
+                "gelu_mul",
+                keywords,
+                _approximate_errors("gelu_mul", 2),
+            )
+        )
+    return rows
+
+
 OPS = (
     [row for a in ALPHAS for row in _alpha_rows("elu", ops.elu, F.elu, a, opcheck=(a in (1.0, -0.5), a == 1.0))]
     + _family_rows("selu", ops.selu, F.selu, ops.SELU_ALPHA, ops.SELU_SCALE, opcheck=(True, False))
@@ -618,6 +682,7 @@ OPS = (
     + _backward_rows()
     + _silu_rows()
     + _gelu_rows()
+    + _gated_rows()
 )
 
 # The functions with in-place variants (the ELU family, SiLU), for tests that call them as fn(x, inplace=False).
