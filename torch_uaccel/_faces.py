@@ -103,6 +103,60 @@ def entry_point(overload: torch._ops.OpOverload):
     return getattr(overload, "_cpp_dispatch_handle", overload._op)
 
 
+_ANNOTATIONS = {"Tensor": "torch.Tensor", "Scalar": "float", "float": "float", "int": "int", "bool": "bool", "str": "str"}
+
+
+def _annotation(kind: torch.Type) -> str:
+    if isinstance(kind, torch.OptionalType):
+        return f"Optional[{_annotation(kind.getElementType())}]"
+    return _ANNOTATIONS[str(kind).removesuffix("Type")]
+
+
+def from_schema(op: torch._ops.OpOverload, inplace: bool) -> Face:
+    """The face of an op whose function is F's of its name, if torch has one (its first tensor named
+    `input`, as F names it; `inplace`, where the op has an in-place form and F's function takes it) and
+    whose module is nn's of that name, if torch has one taking the same parameters; else a function
+    named as the op, with the schema's parameters."""
+    import inspect
+
+    from torch import nn
+    from torch.nn import functional
+
+    name = op._schema.name.removeprefix("uaccel::")
+    arguments = op._schema.arguments
+    from . import _library
+
+    count = _library.tensor_inputs(op)
+    reference = getattr(functional, name, None)
+    try:
+        reference_parameters = inspect.signature(reference).parameters if reference else {}
+    except ValueError:  # a builtin (F.gelu): no in-place form
+        reference_parameters = {}
+    tensor_names = ["input"] if count == 1 and reference else [a.name for a in arguments[:count]]
+    rest = arguments[count:]
+    parameters = [f"{a.name}: {_annotation(a.type)} = {a.default_value!r}" for a in rest]
+    call = [f"{a.name}={a.name}" if a.kwarg_only else a.name for a in rest]
+    if inplace and "inplace" in reference_parameters:
+        parameters.append("inplace: bool = False")
+    module = next((m for m in dir(nn) if m.lower() == name and isinstance(getattr(nn, m), type)), None)
+    if module and set(inspect.signature(getattr(nn, module)).parameters) != set(_names(", ".join(parameters))):
+        module = None
+    signature = f"{name}({', '.join(tensor_names + _names(', '.join(parameters)))})"
+    return Face(
+        name,
+        name,
+        f"``{signature}`` on ``uaccel.{name}``"
+        + (f", as ``F.{name}``" if reference else "")
+        + ": differentiable to any order in both modes, under torch.func, torch.compile, torch.export, "
+        "torch.jit.script, DTensor and jagged nested tensors.",
+        tensors=", ".join(f"{t}: torch.Tensor" for t in tensor_names),
+        parameters=", ".join(parameters),
+        arguments=", ".join(call),
+        module=module,
+        module_doc=f"Drop-in for ``nn.{module}`` backed by ``uaccel.{name}`` (a subclass of it).",
+    )
+
+
 def define(namespace: dict, face: Face) -> None:
     """Adds the face's function (and module) to `namespace`, a module's globals, with the names its
     source uses for the op's overloads and entry points."""

@@ -37,6 +37,11 @@ def forward_ops() -> list[torch._ops.OpOverload]:
     return [op for op in pointwise_ops() if op._schema.returns and not op._schema.name.endswith("_backward")]
 
 
+def has_inplace(op: torch._ops.OpOverload) -> bool:
+    """Whether the op has an in-place form (<op>_)."""
+    return hasattr(torch.ops.uaccel, op._schema.name.removeprefix("uaccel::") + "_")
+
+
 def tensor_inputs(op: torch._ops.OpOverload) -> int:
     """How many tensors lead the op's arguments (its inputs; a backward's grad_output and saved tensors)."""
     kinds = [argument.type.kind() for argument in op._schema.arguments]

@@ -10,26 +10,8 @@ import numbers
 import torch
 from torch import nn  # noqa: F401  (the generated modules subclass its modules)
 
-from . import _faces
+from . import _faces, _library
 
-__all__ = [  # torch_uaccel's too
-    "CELU",
-    "ELU",
-    "GELU",
-    "SELU",
-    "ELUFunction",
-    "SiLU",
-    "build_info",
-    "celu",
-    "elu",
-    "gelu",
-    "gelu_and_mul",
-    "gelu_mul",
-    "selu",
-    "silu",
-    "silu_and_mul",
-    "silu_mul",
-]
 
 
 def _selu_constants() -> tuple[float, float]:
@@ -75,8 +57,9 @@ ELU_DEFAULT_ALPHA = float(torch.ops.uaccel.elu.default._schema.arguments[1].defa
 
 _ALPHA_CHECK = "if type(alpha) is not float:  # the common case skips a call\n    alpha = _alpha({label!r}, alpha)"
 
-# One description per function and module (torch_uaccel/_faces.py makes them); each compiles under
-# torch.jit.script, as F's functions and nn's modules do.
+# The ELU family's faces, which take more than their op's schema says (alpha as F.elu takes it, SELU's
+# and CELU's parametrisations); torch_uaccel/_faces.py makes them. Each compiles under torch.jit.script,
+# as F's functions and nn's modules do.
 _FACES = (
     _faces.Face(
         "elu",
@@ -125,54 +108,19 @@ _FACES = (
         module_doc="Drop-in for ``nn.CELU`` on the ELU kernels.",
         module_init_check="_alpha('torch_uaccel.CELU', alpha)",
     ),
-    _faces.Face(
-        "silu",
-        "silu",
-        """SiLU (swish): ``x * sigmoid(x)``, as ``F.silu(x, inplace)``; the same reach as :func:`elu`. In place
-    with autograd it keeps a copy of the input for the gradient, as ``F.silu`` does.
-
-    >>> torch_uaccel.silu(torch.tensor([-1.0, 0.0, 2.0]))
-    tensor([-0.2689,  0.0000,  1.7616])
-    """,
-        parameters="inplace: bool = False",
-        module="SiLU",
-        module_doc="Drop-in for ``nn.SiLU`` backed by ``uaccel.silu``.",
-    ),
-    _faces.Face(
-        "gelu",
-        "gelu",
-        """GELU: ``x * Phi(x)``, as ``F.gelu(x, approximate)``, ``approximate`` 'none' (exact) or 'tanh'; the
-    same reach as :func:`elu`. Both keep their relative accuracy on the negative side, where ATen's
-    float32 kernel loses it (within 2 ulp of float64 wherever the result is normal).
-
-    >>> torch_uaccel.gelu(torch.tensor([-1.0, 0.0, 2.0]))
-    tensor([-0.1587,  0.0000,  1.9545])
-    """,
-        parameters="approximate: str = 'none'",
-        arguments="approximate=approximate",
-        module="GELU",
-        module_doc="Drop-in for ``nn.GELU`` backed by ``uaccel.gelu``.",
-    ),
-    _faces.Face(
-        "silu_mul",
-        "silu_mul",
-        """SwiGLU's gating, ``F.silu(gate) * up`` in one pass: ``gate`` and ``up`` broadcast and promote as for
-    ``*``. Its backward computes both gradients in one pass and saves only ``gate`` and ``up`` (the unfused
-    chain saves ``silu(gate)`` too); the same reach as :func:`elu`.""",
-        tensors="gate: torch.Tensor, up: torch.Tensor",
-    ),
-    _faces.Face(
-        "gelu_mul",
-        "gelu_mul",
-        """GeGLU's gating, ``F.gelu(gate, approximate=approximate) * up`` in one pass, as :func:`silu_mul`.""",
-        tensors="gate: torch.Tensor, up: torch.Tensor",
-        parameters="approximate: str = 'none'",
-        arguments="approximate=approximate",
-    ),
 )
 
 for _face in _FACES:
     _faces.define(globals(), _face)
+# Every other op's face comes from its schema alone (and F's and nn's of its name).
+_GENERATED = [
+    _faces.from_schema(op, _library.has_inplace(op))
+    for op in _library.forward_ops()
+    if op._schema.name.removeprefix("uaccel::") not in {face.op for face in _FACES}
+]
+for _face in _GENERATED:
+    _faces.define(globals(), _face)
+
 
 
 def _halves(fn: str, x: torch.Tensor) -> list[torch.Tensor]:
@@ -255,3 +203,9 @@ def build_info() -> dict:
     info["cpu_flags"] = info["cpu_flags"].split()
     info["cpu_runnable"] = info["cpu_runnable"].split()
     return info
+
+
+__all__ = sorted(  # torch_uaccel's too
+    [*(f.name for f in (*_FACES, *_GENERATED)), *(f.module for f in (*_FACES, *_GENERATED) if f.module)]
+    + ["ELUFunction", "build_info", "gelu_and_mul", "silu_and_mul"]
+)

@@ -42,29 +42,33 @@ C10_HOST_DEVICE V clamp_to_limit(V x) {
   return clamp(x, V(-C::kLimit), V(C::kLimit));
 }
 
-// x * sigmoid(v) given e = exp(-|v|) and v of x's sign: x * (v < 0 ? e : 1) / (1 + e). Compensated:
-// the product's and the sum's rounding errors (by fma) and the quotient's residual go into one
-// correction, so the result is off by e's error and one rounding. x = +inf gives x (inf - inf would
-// make it NaN); x = -inf gives NaN, as -inf * 0 does.
+// x * sigmoid(v) given e + e_lo = exp(-|v|) and v of x's sign: x * (v < 0 ? e : 1) / (1 + e).
+// Compensated: e_lo, the product's and the sum's rounding errors (by fma) and the quotient's residual
+// go into one correction, so the result is off by e's own error (its polynomial's) and one rounding.
+// x = +inf gives x (inf - inf would make it NaN); x = -inf gives NaN, as -inf * 0 does.
 template <typename T, typename V>
-C10_HOST_DEVICE V times_sigmoid(V x, V e) {
-  const V m = select(x < V(T(0)), e, V(T(1)));
+C10_HOST_DEVICE V times_sigmoid(V x, V e, V e_lo) {
+  const auto negative = x < V(T(0));
+  const V m = select(negative, e, V(T(1))), m_lo = select(negative, e_lo, V(T(0)));
   const V num = x * m, den = V(T(1)) + e, inv = V(T(1)) / den, q = num * inv;
-  const V residual = fma(neg(q), den, num) + fma(x, m, neg(num)) - q * ((V(T(1)) - den) + e);
+  const V num_lo = fma(x, m, neg(num)) + x * m_lo, den_lo = ((V(T(1)) - den) + e) + e_lo;
+  const V residual = fma(neg(q), den, num) + num_lo - q * den_lo;
   return select(x == V(T(INFINITY)), x, fma(residual, inv, q));
 }
 
-// Phi(x), the standard normal distribution, as erfc(z) / 2 for z = -x / sqrt(2); and in `gaussian`,
-// exp(-x^2 / 2). z is z_hi + z_lo: erfc's slope, -2 / sqrt(pi) exp(-z^2), times z_lo corrects z_hi's
-// rounding, which would cost 2 z^2 ulps at the tail's end (z = 10: 200 ulps).
+// Phi(x), the standard normal distribution, as erfc(z) / 2 for z = -x / sqrt(2), in two parts: `tail`
+// = erfc(z_hi) and the returned correction for z_lo, z = z_hi + z_lo (erfc's slope, -2 / sqrt(pi)
+// exp(-z^2), times z_lo: z_hi's rounding would cost 2 z^2 ulps at the tail's end, 200 at z = 10);
+// and in `gaussian`, exp(-x^2 / 2). Phi(x) = (tail + correction) / 2.
 template <typename T, typename V>
-C10_HOST_DEVICE V normal_cdf(V x, V& gaussian) {
+C10_HOST_DEVICE V erfc_parts(V x, V& tail, V& gaussian) {
   using C = ActivationConstants<T>;
   const V clamped = clamp_to_limit<T>(x);  // no inf - inf in z_lo
   const V z = clamped * V(-C::kRsqrt2Hi);
   const V z_lo = fma(clamped, V(-C::kRsqrt2Hi), neg(z)) - clamped * V(C::kRsqrt2Lo);
   gaussian = exp_nonpositive(neg(z * z));
-  return V(T(0.5)) * fma(V(T(-kTwoOverSqrtPi)) * gaussian, z_lo, erfc(z));
+  tail = erfc(z);
+  return V(T(-kTwoOverSqrtPi)) * gaussian * z_lo;
 }
 
 // v = 2 sqrt(2/pi) (x + 0.044715 x^3), the argument of GELU's tanh approximation doubled
@@ -85,11 +89,13 @@ C10_HOST_DEVICE V tanh_exponent(V x, V& v_lo) {
   return v;
 }
 
-// exp(-|v|) for v = v_hi + v_lo.
+// exp(-|v|) for v = v_hi + v_lo, as e + e_lo.
 template <typename T, typename V>
-C10_HOST_DEVICE V exp_neg_abs(V v, V v_lo) {
-  const V e = exp_nonpositive(neg_abs(v));
-  return fma(e, select(v < V(T(0)), v_lo, neg(v_lo)), e);
+C10_HOST_DEVICE V exp_neg_abs(V v, V v_lo, V& e_lo) {
+  V lo;
+  const V e = exp_nonpositive(neg_abs(v), lo);
+  e_lo = fma(e, select(v < V(T(0)), v_lo, neg(v_lo)), lo);
+  return e;
 }
 
 // The activations, each with its derivative (and its value again, where a backward needs both).
@@ -97,7 +103,9 @@ C10_HOST_DEVICE V exp_neg_abs(V v, V v_lo) {
 // SiLU, x * sigmoid(x), to 2 ulp (times_sigmoid's error and exp's).
 template <typename T, typename V>
 C10_HOST_DEVICE V silu(V x) {
-  return times_sigmoid<T>(x, exp_nonpositive(neg_abs(x)));
+  V e_lo;
+  const V e = exp_nonpositive(neg_abs(x), e_lo);
+  return times_sigmoid<T>(x, e, e_lo);
 }
 
 // s (1 + x (1 - s)), s = sigmoid(x): s and 1 - s from one division, 1 - s without cancellation.
@@ -111,18 +119,21 @@ C10_HOST_DEVICE V silu_derivative(V x, V& value) {
   return s * fma(x, one_minus_s, V(T(1)));
 }
 
-// GELU, x Phi(x).
+// GELU, x Phi(x) = x/2 (tail + correction): one rounding after erfc's (fma), so float32 is within 2 ulp.
 template <typename T, typename V>
 C10_HOST_DEVICE V gelu(V x) {
-  V gaussian;
-  return x * normal_cdf<T>(x, gaussian);
+  V tail, gaussian;
+  const V correction = erfc_parts<T>(x, tail, gaussian);
+  const V half = x * V(T(0.5));
+  return fma(half, tail, half * correction);
 }
 
 // Phi(x) + x phi(x), phi(x) = exp(-x^2 / 2) / sqrt(2 pi). +-inf give NaN (inf * 0), as in ATen.
 template <typename T, typename V>
 C10_HOST_DEVICE V gelu_derivative(V x, V& value) {
-  V gaussian;
-  const V cdf = normal_cdf<T>(x, gaussian);
+  V tail, gaussian;
+  const V correction = erfc_parts<T>(x, tail, gaussian);
+  const V cdf = V(T(0.5)) * (tail + correction);
   value = x * cdf;
   return fma(x * V(T(kRsqrt2Pi)), gaussian, cdf);
 }
@@ -130,9 +141,10 @@ C10_HOST_DEVICE V gelu_derivative(V x, V& value) {
 // GELU with the tanh approximation, x sigmoid(v), v = tanh_exponent(x).
 template <typename T, typename V>
 C10_HOST_DEVICE V gelu_tanh(V x) {
-  V v_lo;
+  V v_lo, e_lo;
   const V v = tanh_exponent<T>(x, v_lo);
-  return times_sigmoid<T>(x, exp_neg_abs<T>(v, v_lo));
+  const V e = exp_neg_abs<T>(v, v_lo, e_lo);
+  return times_sigmoid<T>(x, e, e_lo);
 }
 
 // d/dx (x s) = s (1 + x (1 - s) v'(x)), s = sigmoid(v), v'(x) = 2 sqrt(2/pi) (1 + 3 kappa x^2); from x

@@ -198,6 +198,22 @@ at::vec::Vectorized<T> exp_nonpositive(at::vec::Vectorized<T> x) {
   return Vec::blendv(exp, Vec(T(0)), x < lowest);
 }
 
+// The same as hi + lo, lo being hi's rounding error (2^n (1 + r) = hi + lo; 2^n - hi is exact, the two
+// within a factor of 2): compensated arithmetic on exp(x) then sees only the polynomial's error.
+template <typename T>
+at::vec::Vectorized<T> exp_nonpositive(at::vec::Vectorized<T> x, at::vec::Vectorized<T>& lo) {
+  using Vec = at::vec::Vectorized<T>;
+  const Vec lowest(detail::ExpTraits<T>::kExpLowest);
+  const auto flushed = x < lowest;
+  const Vec hi = detail::exp_parts<T, false>(at::vec::clamp_min(x, lowest), [&](Vec s, Vec r) {
+    const Vec e = at::vec::fmadd(s, r, s);
+    lo = fma(s, r, s - e);
+    return e;
+  });
+  lo = Vec::blendv(lo, Vec(T(0)), flushed);
+  return Vec::blendv(hi, Vec(T(0)), flushed);
+}
+
 } // namespace CPU_CAPABILITY
 } // namespace uaccel::cpu
 
@@ -223,12 +239,21 @@ at::vec::Vectorized<T> exp_nonpositive(at::vec::Vectorized<T> x) {
   return cpu::exp_nonpositive(x);
 }
 template <typename T>
+at::vec::Vectorized<T> exp_nonpositive(at::vec::Vectorized<T> x, at::vec::Vectorized<T>& lo) {
+  return cpu::exp_nonpositive(x, lo);
+}
+template <typename T>
 at::vec::Vectorized<T> fma(at::vec::Vectorized<T> a, at::vec::Vectorized<T> b, at::vec::Vectorized<T> c) {
   return cpu::fma(a, b, c);
 }
+// Sleef's erfc (1.5 ulp) where the instruction set has it; on the DEFAULT one, scalar_math.h's per lane.
 template <typename T>
 at::vec::Vectorized<T> erfc(at::vec::Vectorized<T> x) {
+#if defined(CPU_CAPABILITY_AVX512) || defined(CPU_CAPABILITY_AVX2)
   return x.erfc();
+#else
+  return x.map([](T lane) { return math::erfc(lane); });
+#endif
 }
 
 } // namespace CPU_CAPABILITY

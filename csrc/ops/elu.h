@@ -9,8 +9,6 @@
 // NaN `saved` as positive and passes the grad through.
 #include <ATen/core/Formatting.h>  // prints the Scalar in the alpha checks
 
-#include <uaccel/ops.h>
-
 #include "pointwise/pointwise.h"
 
 namespace uaccel::ops::elu {
@@ -199,9 +197,10 @@ struct Op {
       bool is_result,
       const at::Scalar& scale,
       const at::Scalar& input_scale) {
+    const auto& elu_backward = pointwise::Schema<Op>::backward();
     const auto negative_side = is_result
-        ? uaccel::elu_backward(h, at::zeros_like(saved), 1, false, 1, input_scale)
-        : uaccel::elu_backward(h, saved, alpha, false, product(scale, input_scale), input_scale);
+        ? elu_backward.call(h, at::zeros_like(saved), 1, false, 1, input_scale)
+        : elu_backward.call(h, saved, alpha, false, product(scale, input_scale), input_scale);
     return at::where(saved < 0, negative_side, at::zeros_like(negative_side));
   }
 

@@ -30,34 +30,6 @@
 
 namespace uaccel::pointwise {
 
-// The typed dispatcher handles of the op's schemas (here, not in pointwise.h: nvcc's front end
-// cannot read a function type with two parameter packs, and the CUDA kernels need no handles).
-template <
-    typename Op,
-    typename I = std::make_index_sequence<kInputs<Op>>,
-    typename P = Params<Op>,
-    typename B = BackwardParams<Op>>
-struct Schema;
-template <typename Op, size_t... I, typename... P, typename... B>
-struct Schema<Op, std::index_sequence<I...>, std::tuple<P...>, std::tuple<B...>> {
-  using Forward = at::Tensor(TensorRef<I>..., Arg<P>...);
-  using Inplace = void(const at::Tensor&, Arg<P>...);
-  using Backward = Returns<sizeof...(I)>(const at::Tensor&, TensorRef<I>..., Arg<B>...);
-
-  static const c10::TypedOperatorHandle<Forward>& forward() {
-    static const auto op = uaccel::detail::op<Forward>(names<Op>().forward);
-    return op;
-  }
-  static const c10::TypedOperatorHandle<Inplace>& inplace() {
-    static const auto op = uaccel::detail::op<Inplace>(names<Op>().inplace);
-    return op;
-  }
-  static const c10::TypedOperatorHandle<Backward>& backward() {
-    static const auto op = uaccel::detail::op<Backward>(names<Op>().backward);
-    return op;
-  }
-};
-
 namespace detail {
 
 using torch::autograd::SavedVariable;

@@ -140,8 +140,14 @@ struct StoredTuple<std::tuple<A...>> {
   using type = std::tuple<Stored<A>...>;
 };
 
+// A tensor argument, one per index of a pack (a trait: nvcc's front end drops the pack of an alias
+// that ignores its parameter).
 template <size_t>
-using TensorRef = const at::Tensor&;
+struct TensorRefOf {
+  using type = const at::Tensor&;
+};
+template <size_t I>
+using TensorRef = typename TensorRefOf<I>::type;
 // What an op returning n tensors returns.
 template <size_t n, typename = std::make_index_sequence<n>>
 struct ReturnsOf;
@@ -245,6 +251,44 @@ void check_choices(const char* op, const A&... values) {
     (check(std::integral_constant<size_t, I>{}, values), ...);
   }(std::index_sequence_for<A...>{});
 }
+
+// R(A...) for std::tuple<A...>: a function type from one parameter pack.
+template <typename R, typename Tuple>
+struct FunctionOf;
+template <typename R, typename... A>
+struct FunctionOf<R, std::tuple<A...>> {
+  using type = R(A...);
+};
+template <typename R, typename... Tuples>
+using Function = typename FunctionOf<R, decltype(std::tuple_cat(std::declval<Tuples>()...))>::type;
+
+// The typed dispatcher handles of the op's schemas: how autograd, and an op's own derivative formulas,
+// call its ops (differentiable in their turn).
+template <
+    typename Op,
+    typename I = std::make_index_sequence<kInputs<Op>>,
+    typename P = Params<Op>,
+    typename B = BackwardParams<Op>>
+struct Schema;
+template <typename Op, size_t... I, typename... P, typename... B>
+struct Schema<Op, std::index_sequence<I...>, std::tuple<P...>, std::tuple<B...>> {
+  using Forward = Function<at::Tensor, std::tuple<TensorRef<I>...>, std::tuple<Arg<P>...>>;
+  using Inplace = void(const at::Tensor&, Arg<P>...);
+  using Backward = Function<Returns<sizeof...(I)>, std::tuple<const at::Tensor&, TensorRef<I>...>, std::tuple<Arg<B>...>>;
+
+  static const c10::TypedOperatorHandle<Forward>& forward() {
+    static const auto op = uaccel::detail::op<Forward>(names<Op>().forward);
+    return op;
+  }
+  static const c10::TypedOperatorHandle<Inplace>& inplace() {
+    static const auto op = uaccel::detail::op<Inplace>(names<Op>().inplace);
+    return op;
+  }
+  static const c10::TypedOperatorHandle<Backward>& backward() {
+    static const auto op = uaccel::detail::op<Backward>(names<Op>().backward);
+    return op;
+  }
+};
 
 // The types of the op's kernels.
 template <typename Op, typename P = Params<Op>, typename B = BackwardParams<Op>>
