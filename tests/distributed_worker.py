@@ -1,5 +1,6 @@
-"""Run by test_distributed.py on 2 gloo ranks (torch.distributed.run on 127.0.0.1): the ELU family and
-SiLU on DTensor, in a tensor-parallel MLP, and in DDP and FSDP2 training, each against nn.ELU's results."""
+"""Run by test_distributed.py on 2 gloo ranks (torch.distributed.run on 127.0.0.1): the ELU family, SiLU,
+GELU and the gated ops on DTensor, in tensor-parallel MLPs (SwiGLU's too, trained), and in DDP and FSDP2
+training, each against torch's own results."""
 
 import copy
 
@@ -23,6 +24,8 @@ def check_dtensor_ops(mesh):
             (torch_uaccel.selu, F.selu),
             (lambda t: torch_uaccel.celu(t, 0.7), lambda t: F.celu(t, 0.7)),
             (torch_uaccel.silu, F.silu),
+            (torch_uaccel.gelu, F.gelu),
+            (lambda t: torch_uaccel.gelu(t, "tanh"), lambda t: F.gelu(t, approximate="tanh")),
         ):
             dx = distribute_tensor(x, mesh, [placement]).requires_grad_()
             y = ours(dx)
@@ -37,6 +40,64 @@ def check_dtensor_ops(mesh):
         torch_uaccel.elu(inplace, 0.3, inplace=True)
         assert inplace.placements == (placement,)
         torch.testing.assert_close(inplace.full_tensor(), F.elu(x, 0.3))
+
+
+def check_gated_dtensor_ops(mesh):
+    """Both inputs with the same placement, and silu_and_mul of a tensor sharded on a dimension other
+    than the split one."""
+    gate, up = torch.randn(8, 6, dtype=torch.float64), torch.randn(8, 6, dtype=torch.float64)
+    for placement in (Shard(0), Shard(1), Replicate()):
+        for ours, theirs in (
+            (torch_uaccel.silu_mul, lambda a, b: F.silu(a) * b),
+            (lambda a, b: torch_uaccel.gelu_mul(a, b, "tanh"), lambda a, b: F.gelu(a, approximate="tanh") * b),
+        ):
+            dg, du = (distribute_tensor(t, mesh, [placement]).requires_grad_() for t in (gate, up))
+            y = ours(dg, du)
+            assert isinstance(y, DTensor) and y.placements == (placement,), (placement, y.placements)
+            y.sum().backward()
+            rg, ru = gate.clone().requires_grad_(), up.clone().requires_grad_()
+            theirs(rg, ru).sum().backward()
+            torch.testing.assert_close(y.full_tensor(), theirs(gate, up))
+            torch.testing.assert_close(dg.grad.full_tensor(), rg.grad)
+            torch.testing.assert_close(du.grad.full_tensor(), ru.grad)
+    x = torch.cat([gate, up], dim=-1)
+    dx = distribute_tensor(x, mesh, [Shard(0)]).requires_grad_()
+    y = torch_uaccel.silu_and_mul(dx)
+    assert y.placements == (Shard(0),), y.placements
+    torch.testing.assert_close(y.full_tensor(), F.silu(gate) * up)
+
+
+class SwiGLU(torch.nn.Module):
+    def __init__(self, fused: bool) -> None:
+        super().__init__()
+        torch.manual_seed(2)
+        self.gate, self.up, self.down = torch.nn.Linear(6, 16), torch.nn.Linear(6, 16), torch.nn.Linear(16, 3)
+        self.fused = fused
+
+    def forward(self, x):
+        gate, up = self.gate(x), self.up(x)
+        return self.down(torch_uaccel.silu_mul(gate, up) if self.fused else F.silu(gate) * up)
+
+
+def check_tensor_parallel_swiglu(mesh):
+    """A SwiGLU MLP as users shard it (column-wise gate and up projections, row-wise down), 20 SGD steps:
+    the losses of the fused module match the unfused one's."""
+    plan = {"gate": ColwiseParallel(), "up": ColwiseParallel(), "down": RowwiseParallel()}
+    losses = []
+    for fused in (True, False):
+        model = parallelize_module(SwiGLU(fused).double(), mesh, plan)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+        torch.manual_seed(3)
+        steps = []
+        for _ in range(20):
+            x, target = torch.randn(5, 6, dtype=torch.float64), torch.randn(5, 3, dtype=torch.float64)
+            optimizer.zero_grad()
+            loss = F.mse_loss(model(x), target)
+            loss.backward()
+            optimizer.step()
+            steps.append(loss.detach())
+        losses.append(torch.stack(steps))
+    torch.testing.assert_close(losses[0], losses[1])
 
 
 def mlp(activation):
@@ -82,10 +143,12 @@ def main():
     mesh = init_device_mesh("cpu", (dist.get_world_size(),))
     torch.manual_seed(0)  # the same full tensors on every rank
     check_dtensor_ops(mesh)
+    check_gated_dtensor_ops(mesh)
     check_tensor_parallel(mesh)
+    check_tensor_parallel_swiglu(mesh)
     check_training(DistributedDataParallel)
     check_training(lambda m: fully_shard(m, mesh=mesh))
-    print(f"rank {dist.get_rank()}: DTensor, tensor parallel, DDP and FSDP2 match nn.ELU")
+    print(f"rank {dist.get_rank()}: DTensor, tensor parallel (SwiGLU too), DDP and FSDP2 match torch")
     dist.destroy_process_group()
 
 

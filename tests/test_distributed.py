@@ -41,4 +41,4 @@ def test_two_ranks_match_nn_elu():
     ]
     done = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-6000:]
-    assert done.stdout.count("match nn.ELU") == 2, done.stdout
+    assert done.stdout.count("FSDP2 match torch") == 2, done.stdout

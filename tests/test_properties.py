@@ -62,7 +62,8 @@ FORWARD_ROWS = [row for row in OPS if row.overload and not row.inplace and "back
 
 @given(row=st.sampled_from(FORWARD_ROWS), x=strided_tensors())
 def test_every_forward_op_matches_aten(row, x):
-    row.assert_matches_reference((x,), msg=row.name)  # values in float64 rounded once, ATen's strides
+    for inputs in row.inputs_from(x).values():  # the op's inputs (several for a gated op) from x
+        row.assert_matches_reference(inputs, msg=row.name)  # values in float64 rounded once, ATen's strides
 
 
 @given(x=strided_tensors(), alpha=ALPHAS)

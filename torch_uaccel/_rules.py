@@ -125,6 +125,8 @@ def _register_nested() -> None:
         values = func(*(arg._values if isinstance(arg, NestedTensor) else arg for arg in args), **kwargs)
         if values is None:  # an in-place op wrote into layout._values
             return None
+        if isinstance(values, tuple):  # a backward's gradients, one per input of that one layout
+            return tuple(NestedTensor(v, **extract_kwargs(layout)) for v in values)
         return NestedTensor(values, **extract_kwargs(layout))
 
     for op in _POINTWISE_OPS:
