@@ -3,7 +3,8 @@
 each beside its roof (torch.relu or torch.mul: the same bytes with trivial math), for the targets of
 the CPU-speed work: forward <= 2.75x relu; bfloat16 forward <= float32 forward; backward from the input
 <= 1.3x the forward; backward from the result <= 1.5x mul; 2^24 elements with the uaccel allocator
-<= 1.25x x.clone(). Medians of torch.utils.benchmark, each the best of `--repeat` runs (the spread
+<= 1.25x x.clone(); GELU >= 2x F.gelu (backward 1.5x), SiLU >= 2x F.silu, the gated ops >= 1.5x the
+unfused chains. Medians of torch.utils.benchmark, each the best of `--repeat` runs (the spread
 between runs is printed). Per-call costs are benchmarks/bench_per_call.py's.
 
     python benchmarks/bench_targets.py [--repeat 3]
@@ -11,6 +12,7 @@ between runs is printed). Per-call costs are benchmarks/bench_per_call.py's.
 
 import argparse
 import ctypes
+import functools
 import pathlib
 import subprocess
 import tempfile
@@ -52,6 +54,11 @@ def clock_hz() -> float:
         return n / best
 
 
+def training(fn, gate, up, grad):
+    """A gated op's forward and backward, as a training step runs them."""
+    return torch.autograd.grad(fn(gate, up), (gate, up), grad)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=3)
@@ -66,6 +73,8 @@ def main():
     )
     elu, elu_backward = torch.ops.uaccel.elu.default, torch.ops.uaccel.elu_backward.default
     silu, silu_backward = torch.ops.uaccel.silu.default, torch.ops.uaccel.silu_backward.default
+    gelu, gelu_backward = torch.ops.uaccel.gelu.default, torch.ops.uaccel.gelu_backward.default
+    silu_mul, gelu_mul = torch.ops.uaccel.silu_mul.default, torch.ops.uaccel.gelu_mul.default
     r = args.repeat
     for log2 in (16, 20):
         n = 2**log2
@@ -85,6 +94,23 @@ def main():
                 "silu_backward": best_of(silu_backward, g, x, repeat=r),
                 "aten silu_backward": best_of(torch.ops.aten.silu_backward.default, g, x, repeat=r),
             }
+            for approximate in ("none", "tanh"):
+                keywords = {"approximate": approximate}
+                times[f"gelu {approximate}"] = best_of(functools.partial(gelu, **keywords), x, repeat=r)
+                times[f"F.gelu {approximate}"] = best_of(functools.partial(F.gelu, **keywords), x, repeat=r)
+                times[f"gelu_backward {approximate}"] = best_of(
+                    functools.partial(gelu_backward, **keywords), g, x, repeat=r
+                )
+                aten_backward = functools.partial(torch.ops.aten.gelu_backward.default, **keywords)
+                times[f"aten gelu_backward {approximate}"] = best_of(aten_backward, g, x, repeat=r)
+            up = torch.randn(n, dtype=dtype)
+            times["silu_mul"] = best_of(silu_mul, x, up, repeat=r)
+            times["F.silu(gate) * up"] = best_of(lambda a, b: F.silu(a) * b, x, up, repeat=r)
+            times["gelu_mul"] = best_of(gelu_mul, x, up, repeat=r)
+            times["F.gelu(gate) * up"] = best_of(lambda a, b: F.gelu(a) * b, x, up, repeat=r)
+            gate_, up_ = x.clone().requires_grad_(), up.clone().requires_grad_()
+            times["silu_mul fwd+bwd"] = best_of(training, silu_mul, gate_, up_, g, repeat=r)
+            times["unfused silu fwd+bwd"] = best_of(training, lambda a, b: F.silu(a) * b, gate_, up_, g, repeat=r)
             forward[dtype] = times["elu"][0]
             name = str(dtype).removeprefix("torch.")
             print(f"\n2^{log2} {name}: ns/element, cycles/element, ratio to its roof (spread between runs)")
@@ -93,14 +119,30 @@ def main():
                 for op, (t, spread) in times.items()
             }
             for op, (t, spread) in times.items():
-                roof = "mul" if "backward" in op or op == "mul" else "relu"
+                roof = "mul" if "backward" in op or "mul" in op or "*" in op or "bwd" in op else "relu"
                 ratio = f"{t / times[roof][0]:5.2f}x {roof}" if op not in ("relu", "mul") else ""
                 print(f"  {op:26s} {t / n * 1e9:6.3f} ns  {t / n * hz:5.2f} cyc  {ratio:12s} (+{spread:.0%})")
             print(
                 f"  targets: elu {times['elu'][0] / times['relu'][0]:.2f}x relu (<= 2.75); backward from input "
                 f"{times['elu_backward from input'][0] / times['elu'][0]:.2f}x forward (<= 1.3); from result "
                 f"{times['elu_backward from result'][0] / times['mul'][0]:.2f}x mul (<= 1.5); silu "
-                f"{times['silu'][0] / times['F.silu'][0]:.2f}x F.silu (<= 1)"
+                f"{times['silu'][0] / times['F.silu'][0]:.2f}x F.silu (<= 0.5)"
+            )
+            speedup = {  # how many times faster than torch's, and the target
+                "gelu none": ("F.gelu none", 2),
+                "gelu tanh": ("F.gelu tanh", 2),
+                "gelu_backward none": ("aten gelu_backward none", 1.5),
+                "gelu_backward tanh": ("aten gelu_backward tanh", 1.5),
+                "silu_mul": ("F.silu(gate) * up", 1.5),
+                "gelu_mul": ("F.gelu(gate) * up", 1.5),
+                "silu_mul fwd+bwd": ("unfused silu fwd+bwd", 1.5),
+            }
+            print(
+                "  speedups: "
+                + ", ".join(
+                    f"{ours} {times[theirs][0] / times[ours][0]:.2f}x (>= {target})"
+                    for ours, (theirs, target) in speedup.items()
+                )
             )
         print(
             f"  target: bfloat16 forward / float32 forward = {forward[torch.bfloat16] / forward[torch.float32]:.2f} (<= 1)"

@@ -236,7 +236,9 @@ def problems(kernels: list[Kernel], ops: dict[str, int]) -> list[str]:
         for op, inputs in ops.items():
             for what, arity in (("forward", (inputs, 1)), ("backward", (inputs + 1, inputs))):
                 if not any((d.dtype, d.op, d.inputs, d.outputs) == (dtype, op, *arity) for d, _ in dense):
-                    found.append(f"no dense {what} kernel of {op} for {dtype} (flat_kernel<{16 // DENSE_DTYPES[dtype]}, ...>)")
+                    found.append(
+                        f"no dense {what} kernel of {op} for {dtype} (flat_kernel<{16 // DENSE_DTYPES[dtype]}, ...>)"
+                    )
     for d, kernel in dense:
         if kernel.loads_128 < d.inputs or kernel.stores_128 < d.outputs:
             found.append(f"{kernel.short_name}: {kernel.loads_128} LDG.128, {kernel.stores_128} STG.128")

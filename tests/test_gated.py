@@ -58,9 +58,11 @@ def test_torch_func_over_both_inputs(device, gated, transform):
     torch.testing.assert_close(TRANSFORMS[transform](ours, a, b), TRANSFORMS[transform](theirs, a, b))
 
 
-@pytest.mark.parametrize(("gate_shape", "up_shape"), [((4, 5), (4, 5)), ((4, 1), (5,)), ((2, 4, 5), (4, 5)), ((), (3,))])
+@pytest.mark.parametrize(
+    ("gate_shape", "up_shape"), [((4, 5), (4, 5)), ((4, 1), (5,)), ((2, 4, 5), (4, 5)), ((), (3,))]
+)
 def test_backward_op_gives_both_gradients_in_their_shapes(device, gated, gate_shape, up_shape):
-    ours, theirs, backward, keywords = gated
+    _, theirs, backward, keywords = gated
     gate, up = _inputs(gate_shape, up_shape, device=device)
     grad_output = _inputs(torch.broadcast_shapes(gate_shape, up_shape), device=device, seed=1)[0]
     d_gate, d_up = backward(grad_output, gate, up, **keywords)

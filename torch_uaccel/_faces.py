@@ -70,7 +70,12 @@ def _function_source(face: Face) -> str:
         body.append(face.prelude)
     if face.prelude or not face.check:  # else the calls go on in the check's block: one test per call
         body.append("if not _is_scripting():")
-    body += ["    if not _dynamo_tracing():", textwrap.indent(eager, "        "), textwrap.indent(traced, "    "), scripted]
+    body += [
+        "    if not _dynamo_tracing():",
+        textwrap.indent(eager, "        "),
+        textwrap.indent(traced, "    "),
+        scripted,
+    ]
     return f"def {face.name}({parameters}) -> torch.Tensor:\n" + textwrap.indent("\n".join(body), "    ") + "\n"
 
 
@@ -103,7 +108,14 @@ def entry_point(overload: torch._ops.OpOverload):
     return getattr(overload, "_cpp_dispatch_handle", overload._op)
 
 
-_ANNOTATIONS = {"Tensor": "torch.Tensor", "Scalar": "float", "float": "float", "int": "int", "bool": "bool", "str": "str"}
+_ANNOTATIONS = {
+    "Tensor": "torch.Tensor",
+    "Scalar": "float",
+    "float": "float",
+    "int": "int",
+    "bool": "bool",
+    "str": "str",
+}
 
 
 def _annotation(kind: torch.Type) -> str:

@@ -57,7 +57,9 @@ def _vmap_rule(op: torch._ops.OpOverload):
         result = op(*batched, *args[inputs:], **kwargs)
         if outputs == 1:
             return result, 0
-        return tuple(r.reshape(info.batch_size, *shape) for r, shape in zip(result, shapes[1:], strict=True)), (0,) * outputs
+        return tuple(r.reshape(info.batch_size, *shape) for r, shape in zip(result, shapes[1:], strict=True)), (
+            0,
+        ) * outputs
 
     return rule
 

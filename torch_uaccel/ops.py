@@ -13,7 +13,6 @@ from torch import nn  # noqa: F401  (the generated modules subclass its modules)
 from . import _faces, _library
 
 
-
 def _selu_constants() -> tuple[float, float]:
     """ATen's SELU alpha and scale (aten/src/ATen/native/Activation.cpp); a function, because
     TorchScript reads no float a module holds."""
@@ -122,7 +121,6 @@ for _face in _GENERATED:
     _faces.define(globals(), _face)
 
 
-
 def _halves(fn: str, x: torch.Tensor) -> list[torch.Tensor]:
     """x's last dimension split in two: the gate, then up (vLLM's layout)."""
     if x.dim() == 0 or x.shape[-1] % 2 != 0:
@@ -134,13 +132,13 @@ def silu_and_mul(x: torch.Tensor) -> torch.Tensor:
     """``silu(x[..., :d]) * x[..., d:]`` for ``x`` of shape ``[..., 2d]``: vLLM's ``silu_and_mul``, differentiable
     (a view of each half into :func:`silu_mul`, no copy)."""
     gate, up = _halves("torch_uaccel.silu_and_mul", x)
-    return silu_mul(gate, up)
+    return silu_mul(gate, up)  # noqa: F821  (generated from its schema above)
 
 
 def gelu_and_mul(x: torch.Tensor, approximate: str = "none") -> torch.Tensor:
     """``gelu(x[..., :d], approximate) * x[..., d:]``, as :func:`silu_and_mul` is to :func:`silu_mul`."""
     gate, up = _halves("torch_uaccel.gelu_and_mul", x)
-    return gelu_mul(gate, up, approximate)
+    return gelu_mul(gate, up, approximate)  # noqa: F821
 
 
 class ELUFunction(torch.autograd.Function):
@@ -205,7 +203,11 @@ def build_info() -> dict:
     return info
 
 
+_ALL_FACES = (*_FACES, *_GENERATED)
 __all__ = sorted(  # torch_uaccel's too
-    [*(f.name for f in (*_FACES, *_GENERATED)), *(f.module for f in (*_FACES, *_GENERATED) if f.module)]
-    + ["ELUFunction", "build_info", "gelu_and_mul", "silu_and_mul"]
+    [
+        *(f.name for f in _ALL_FACES),
+        *(f.module for f in _ALL_FACES if f.module),
+        *("ELUFunction", "build_info", "gelu_and_mul", "silu_and_mul"),
+    ]
 )

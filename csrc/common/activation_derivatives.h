@@ -39,8 +39,9 @@ inline Derivatives gelu_derivatives(const at::Tensor& x, std::string_view approx
             nan_at_infinity};
   }
   const auto density = at::exp(-0.5 * xc * xc) * kRsqrt2Pi;
-  return {0.5 * at::erfc(xc * -ActivationConstants<double>::kRsqrt2Hi) + xc * density + nan_at_infinity,
-          (2 - xc * xc) * density + nan_at_infinity};
+  return {
+      0.5 * at::erfc(xc * -ActivationConstants<double>::kRsqrt2Hi) + xc * density + nan_at_infinity,
+      (2 - xc * xc) * density + nan_at_infinity};
 }
 
 } // namespace uaccel::math

@@ -40,7 +40,8 @@ std::optional<at::MemoryFormat> dense_format(const std::array<const at::Tensor*,
 
 // Each tensor floating, all on the first one's device.
 template <size_t n>
-void check_operands(const char* op, const std::vector<std::string>& names, const std::array<const at::Tensor*, n>& tensors) {
+void check_operands(
+    const char* op, const std::vector<std::string>& names, const std::array<const at::Tensor*, n>& tensors) {
   for (size_t k = 0; k < n; ++k) {
     checks::floating(op, names[k].c_str(), *tensors[k]);
   }

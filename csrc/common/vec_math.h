@@ -223,7 +223,8 @@ inline namespace CPU_CAPABILITY {
 // The vector forms of scalar_math.h's functions, so that an op's math can be written once for both
 // (clamp is at::vec::clamp, found by argument-dependent lookup; it keeps NaN, as the scalar one does).
 template <typename T>
-at::vec::Vectorized<T> select(at::vec::Vectorized<T> mask, at::vec::Vectorized<T> if_true, at::vec::Vectorized<T> if_false) {
+at::vec::Vectorized<T> select(
+    at::vec::Vectorized<T> mask, at::vec::Vectorized<T> if_true, at::vec::Vectorized<T> if_false) {
   return at::vec::Vectorized<T>::blendv(if_false, if_true, mask);
 }
 template <typename T>

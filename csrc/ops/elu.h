@@ -130,8 +130,9 @@ struct Op {
   static constexpr pointwise::Schemas kSchemas{
       .forward = "elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor",
       .inplace = "elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> ()",
-      .backward = "elu_backward(Tensor grad_output, Tensor saved, Scalar alpha, bool is_result, Scalar scale=1, "
-                  "Scalar input_scale=1) -> Tensor",
+      .backward =
+          "elu_backward(Tensor grad_output, Tensor saved, Scalar alpha, bool is_result, Scalar scale=1, "
+          "Scalar input_scale=1) -> Tensor",
   };
   using Params = std::tuple<at::Scalar, at::Scalar, at::Scalar>;  // alpha, scale, input_scale
   using BackwardParams = std::tuple<at::Scalar, bool, at::Scalar, at::Scalar>;  // alpha, is_result, ...

@@ -32,8 +32,9 @@ struct Op {
   static constexpr const char* kName = "gelu_mul";
   static constexpr pointwise::Schemas kSchemas{
       .forward = "gelu_mul(Tensor gate, Tensor up, *, str approximate='none') -> Tensor",
-      .backward = "gelu_mul_backward(Tensor grad_output, Tensor gate, Tensor up, *, str approximate='none') -> "
-                  "(Tensor, Tensor)",
+      .backward =
+          "gelu_mul_backward(Tensor grad_output, Tensor gate, Tensor up, *, str approximate='none') -> "
+          "(Tensor, Tensor)",
   };
   using Params = std::tuple<std::string_view>;
   static constexpr std::array<pointwise::Choice, 1> kChoices{{{"approximate", "none tanh"}}};

@@ -23,7 +23,7 @@ struct Backward : pointwise::Formula<Backward<T>> {
   template <typename V>
   C10_HOST_DEVICE V apply(V g, V x) const {
     V value;
-    return g * math::silu_derivative<T>(x, value);
+    return math::silu_derivative<T>(g, x, value);
   }
 };
 

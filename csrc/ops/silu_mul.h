@@ -22,7 +22,7 @@ struct Backward : pointwise::Formula<Backward<T>> {
   template <typename V>
   C10_HOST_DEVICE Outputs<V, 2> apply(V g, V gate, V up) const {
     V silu;
-    const V derivative = math::silu_derivative<T>(gate, silu);
+    const V derivative = math::silu_derivative<T>(V(T(1)), gate, silu);
     return {{g * up * derivative, g * silu}};
   }
 };

@@ -135,7 +135,9 @@ at::Tensor jvp(const Tensors<n>& tangents, const Tensors<n>& primals, const Tupl
 // 11-bit mantissa would be far off the op's own precision), each result in its saved tensor's shape.
 template <typename Op, size_t n, typename Tuple>
 Tensors<n> backward_wrt_saved(const Tensors<n>& h, const Tensors<n>& saved, const Tuple& params) {
-  const auto wide = [](const at::Tensor& t) { return at::isReducedFloatingType(t.scalar_type()) ? t.to(at::kFloat) : t; };
+  const auto wide = [](const at::Tensor& t) {
+    return at::isReducedFloatingType(t.scalar_type()) ? t.to(at::kFloat) : t;
+  };
   return [&]<size_t... I>(std::index_sequence<I...>) {
     const auto result = std::apply(
         [&](const auto&... p) { return Op::backward_wrt_saved(wide(h[I])..., wide(saved[I])..., p...); }, params);

@@ -58,7 +58,7 @@ void write_function(std::ostream& out, std::string_view schema) {
   const std::string result = in_place ? "at::Tensor&"
       : returns == "Tensor"           ? "at::Tensor"
                                       : "std::tuple<at::Tensor, at::Tensor" +
-              std::string(returns.find("Tensor, Tensor, Tensor") != std::string_view::npos ? ", at::Tensor" : "") + ">";
+          std::string(returns.find("Tensor, Tensor, Tensor") != std::string_view::npos ? ", at::Tensor" : "") + ">";
   std::vector<std::string> parameters, signature, names;
   for (size_t i = 0; i < text::count_arguments(schema); ++i) {
     const auto argument = text::argument(schema, i);

@@ -274,7 +274,8 @@ template <typename Op, size_t... I, typename... P, typename... B>
 struct Schema<Op, std::index_sequence<I...>, std::tuple<P...>, std::tuple<B...>> {
   using Forward = Function<at::Tensor, std::tuple<TensorRef<I>...>, std::tuple<Arg<P>...>>;
   using Inplace = void(const at::Tensor&, Arg<P>...);
-  using Backward = Function<Returns<sizeof...(I)>, std::tuple<const at::Tensor&, TensorRef<I>...>, std::tuple<Arg<B>...>>;
+  using Backward =
+      Function<Returns<sizeof...(I)>, std::tuple<const at::Tensor&, TensorRef<I>...>, std::tuple<Arg<B>...>>;
 
   static const c10::TypedOperatorHandle<Forward>& forward() {
     static const auto op = uaccel::detail::op<Forward>(names<Op>().forward);

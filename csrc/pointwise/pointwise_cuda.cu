@@ -18,7 +18,10 @@ struct CudaLoop {
   }
   template <typename scalar_t, size_t N, size_t M, typename Functor>
   static void run_dense(
-      const std::array<scalar_t*, M>& out, const std::array<const scalar_t*, N>& in, int64_t n, const Functor& functor) {
+      const std::array<scalar_t*, M>& out,
+      const std::array<const scalar_t*, N>& in,
+      int64_t n,
+      const Functor& functor) {
     cuda::elementwise_dense<scalar_t, N, M>(out, in, n, functor);
   }
 };

@@ -8,10 +8,10 @@ generic tests (tests/test_op_table.py), `python -m torch_uaccel` and benchmarks/
 OPS, so a new elementwise op is a row here, not a copy of ELU's tests.
 """
 
+import dataclasses
 import functools
 import re
 from collections.abc import Callable, Iterable
-import dataclasses
 from dataclasses import dataclass, field
 
 import torch
@@ -158,7 +158,9 @@ class OpInfo:
     name: str  # test ids: no parentheses, which pytest -k would read as a call
     op: Callable  # ours: op(*inputs)
     reference: Callable  # ATen's, called alike: the values to match, and the time to beat
-    overload: str | None  # the uaccel op `op` calls with (*inputs, *scalars, **keywords), for opcheck; None for a Python composite
+    overload: (
+        str | None
+    )  # the uaccel op `op` calls with (*inputs, *scalars, **keywords), for opcheck; None for a Python composite
     scalars: tuple = ()
     keywords: dict = field(default_factory=dict)
     # From one base tensor x, the op's inputs by variant name; the first ("") is the plain one, which is timed.
