@@ -16,7 +16,8 @@ import torch_uaccel
 
 pytestmark = pytest.mark.slow  # compiles a C++ program
 
-INCLUDE_DIR = pathlib.Path(__file__).resolve().parents[1] / "csrc" / "include"
+# The headers the package installs (its C++ API includes uaccel/pointwise_ops.h, generated at build time).
+INCLUDE_DIR = pathlib.Path(torch_uaccel.__file__).with_name("include")
 
 SOURCE = r"""
 #include <torch/extension.h>

@@ -127,8 +127,8 @@ template <typename T, typename V>
 C10_HOST_DEVICE V gelu(V x) {
   V tail, gaussian;
   const V correction = erfc_parts<T>(x, tail, gaussian);
-  const V half = x * V(T(0.5));
-  return fma(half, tail, half * correction);
+  // The correction is 0 past kLimit: times x clamped, so that +inf gives inf, not inf * 0.
+  return fma(x * V(T(0.5)), tail, clamp_to_limit<T>(x) * V(T(0.5)) * correction);
 }
 
 // Phi(x) + x phi(x), phi(x) = exp(-x^2 / 2) / sqrt(2 pi). +-inf give NaN (inf * 0), as in ATen.

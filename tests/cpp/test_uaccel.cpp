@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <uaccel/uaccel.h>
@@ -104,6 +105,30 @@ TEST(Silu, ValuesGradientsAndTangentsMatchAten) {
   const auto expected_t = at::silu(at::_make_dual(x.detach(), tangent, level))._fw_grad(level);
   torch::autograd::forward_ad::exit_dual_level(level);
   EXPECT_TRUE(torch::allclose(ours_t, expected_t));
+}
+
+// The generated API (uaccel/pointwise_ops.h): the schemas' types and defaults.
+TEST(Gelu, BothApproximationsAndTheirGradientsMatchAten) {
+  const auto x = torch::randn({513}, torch::dtype(torch::kDouble).requires_grad(true));
+  for (const char* approximate : {"none", "tanh"}) {
+    const auto y = approximate == std::string("none") ? uaccel::gelu(x) : uaccel::gelu(x, approximate);
+    EXPECT_TRUE(torch::allclose(y, at::gelu(x, approximate), 1e-12, 1e-12)) << approximate;
+    const auto ours = torch::autograd::grad({y.sum()}, {x}).front();
+    const auto theirs = torch::autograd::grad({at::gelu(x, approximate).sum()}, {x}).front();
+    EXPECT_TRUE(torch::allclose(ours, theirs, 1e-12, 1e-12)) << approximate;
+  }
+  EXPECT_THROW(uaccel::gelu(x, "fast"), c10::Error);
+}
+
+TEST(SiluMul, BothGradientsFromTheBackwardOp) {
+  const auto gate = torch::randn({4, 1}, torch::kDouble), up = torch::randn({5}, torch::kDouble);
+  const auto grad = torch::randn({4, 5}, torch::kDouble);
+  EXPECT_TRUE(torch::allclose(uaccel::silu_mul(gate, up), at::silu(gate) * up));
+  const auto [d_gate, d_up] = uaccel::silu_mul_backward(grad, gate, up);
+  EXPECT_TRUE(
+      torch::allclose(d_gate, (grad * up * at::sigmoid(gate) * (1 + gate * (1 - at::sigmoid(gate)))).sum(1, true)));
+  EXPECT_TRUE(torch::allclose(d_up, (grad * at::silu(gate)).sum(0)));
+  EXPECT_TRUE(torch::allclose(uaccel::gelu_mul(gate, up, "tanh"), at::gelu(gate, "tanh") * up));
 }
 
 TEST(Memory, InstalledAllocatorAlignsAndCountsEveryCpuTensor) {
