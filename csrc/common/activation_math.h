@@ -13,6 +13,9 @@
 #include "common/vec_math.h"
 #endif
 
+// Inlined into the kernels' loops, whose constants then stay in registers from one vector to the next.
+#define UACCEL_ACTIVATION C10_HOST_DEVICE C10_ALWAYS_INLINE
+
 namespace uaccel::math {
 
 // Constants rounded to T (Hi) and what that rounding left (Lo).
@@ -37,27 +40,28 @@ inline constexpr double kRsqrt2Pi = 0.39894228040143267794;  // 1/sqrt(2 pi)
 
 // x clamped to [-kLimit, kLimit], NaN kept.
 template <typename T, typename V>
-C10_HOST_DEVICE V clamp_to_limit(V x) {
+UACCEL_ACTIVATION V clamp_to_limit(V x) {
   using C = ActivationConstants<T>;
   return clamp(x, V(-C::kLimit), V(C::kLimit));
 }
 
 // x * sigmoid(v) given e (+ e_lo, with kLow) = exp(-|v|) and v of x's sign: x * (v < 0 ? e : 1) / (1 + e).
 // Compensated: e_lo, the product's and the sum's rounding errors (by fma) and the quotient's residual
-// go into one correction, so the result is off by e's own error and one rounding. x = +inf gives x
+// go into one correction, so the result is off by e's own error and one rounding (the correction, a
+// Newton step on the quotient, also makes an estimate of 1 / (1 + e) good enough). x = +inf gives x
 // (inf - inf would make it NaN); x = -inf gives NaN, as -inf * 0 does.
 template <typename T, bool kLow, typename V>
-C10_HOST_DEVICE V times_sigmoid(V x, V e, V e_lo) {
-  const auto negative = x < V(T(0));
+UACCEL_ACTIVATION V times_sigmoid(V x, V e, V e_lo) {
+  const auto negative = less(x, V(T(0)));
   const V m = select(negative, e, V(T(1)));
-  const V num = x * m, den = V(T(1)) + e, inv = V(T(1)) / den, q = num * inv;
-  V num_lo = fma(x, m, neg(num)), den_lo = (V(T(1)) - den) + e;
+  const V num = x * m, den = V(T(1)) + e, inv = reciprocal_estimate(den), q = num * inv;
+  V num_lo = fms(x, m, num), den_lo = (V(T(1)) - den) + e;
   if constexpr (kLow) {
     num_lo = num_lo + x * select(negative, e_lo, V(T(0)));
     den_lo = den_lo + e_lo;
   }
-  const V residual = fma(neg(q), den, num) + num_lo - q * den_lo;
-  return select(x == V(T(INFINITY)), x, fma(residual, inv, q));
+  const V residual = fnma(q, den, num) + num_lo - q * den_lo;
+  return select(equal(x, V(T(INFINITY))), x, fma(residual, inv, q));
 }
 
 // Phi(x), the standard normal distribution, as erfc(z) / 2 for z = -x / sqrt(2), in two parts: `tail`
@@ -65,11 +69,11 @@ C10_HOST_DEVICE V times_sigmoid(V x, V e, V e_lo) {
 // exp(-z^2), times z_lo: z_hi's rounding would cost 2 z^2 ulps at the tail's end, 200 at z = 10);
 // and in `gaussian`, exp(-x^2 / 2). Phi(x) = (tail + correction) / 2.
 template <typename T, typename V>
-C10_HOST_DEVICE V erfc_parts(V x, V& tail, V& gaussian) {
+UACCEL_ACTIVATION V erfc_parts(V x, V& tail, V& gaussian) {
   using C = ActivationConstants<T>;
   const V clamped = clamp_to_limit<T>(x);  // no inf - inf in z_lo
   const V z = clamped * V(-C::kRsqrt2Hi);
-  const V z_lo = fma(clamped, V(-C::kRsqrt2Hi), neg(z)) - clamped * V(C::kRsqrt2Lo);
+  const V z_lo = fms(clamped, V(-C::kRsqrt2Hi), z) - clamped * V(C::kRsqrt2Lo);
   gaussian = exp_nonpositive(neg(z * z));
   tail = erfc(z);
   return V(T(-kTwoOverSqrtPi)) * gaussian * z_lo;
@@ -79,26 +83,26 @@ C10_HOST_DEVICE V erfc_parts(V x, V& tail, V& gaussian) {
 // (0.5 (1 + tanh(v / 2)) = sigmoid(v)), as v_hi + v_lo from error-free products and sums (x clamped
 // to where sigmoid(v) is 0 or 1, so nothing overflows).
 template <typename T, typename V>
-C10_HOST_DEVICE V tanh_exponent(V x, V& v_lo) {
+UACCEL_ACTIVATION V tanh_exponent(V x, V& v_lo) {
   using C = ActivationConstants<T>;
   x = clamp_to_limit<T>(x);
-  const V square = x * x, square_lo = fma(x, x, neg(square));
+  const V square = x * x, square_lo = fms(x, x, square);
   const V t = V(C::kKappaHi) * square;
-  const V t_lo = fma(V(C::kKappaHi), square, neg(t)) + fma(V(C::kKappaHi), square_lo, V(C::kKappaLo) * square);
+  const V t_lo = fms(V(C::kKappaHi), square, t) + fma(V(C::kKappaHi), square_lo, V(C::kKappaLo) * square);
   const V w = V(T(1)) + t, carried = w - V(T(1));  // w + w_lo = 1 + t + t_lo (Knuth's two-sum)
   const V w_lo = ((V(T(1)) - (w - carried)) + (t - carried)) + t_lo;
-  const V a = V(C::kBeta2Hi) * x, a_lo = fma(V(C::kBeta2Hi), x, neg(a)) + V(C::kBeta2Lo) * x;
+  const V a = V(C::kBeta2Hi) * x, a_lo = fms(V(C::kBeta2Hi), x, a) + V(C::kBeta2Lo) * x;
   const V v = a * w;
-  v_lo = fma(a, w, neg(v)) + fma(a, w_lo, a_lo * w);
+  v_lo = fms(a, w, v) + fma(a, w_lo, a_lo * w);
   return v;
 }
 
 // exp(-|v|) for v = v_hi + v_lo, as e + e_lo.
 template <typename T, typename V>
-C10_HOST_DEVICE V exp_neg_abs(V v, V v_lo, V& e_lo) {
+UACCEL_ACTIVATION V exp_neg_abs(V v, V v_lo, V& e_lo) {
   V lo;
   const V e = exp_nonpositive(neg_abs(v), lo);
-  e_lo = fma(e, select(v < V(T(0)), v_lo, neg(v_lo)), lo);
+  e_lo = fma(e, select(less(v, V(T(0))), v_lo, neg(v_lo)), lo);
   return e;
 }
 
@@ -106,17 +110,17 @@ C10_HOST_DEVICE V exp_neg_abs(V v, V v_lo, V& e_lo) {
 
 // SiLU, x * sigmoid(x), to 2 ulp (exp's error and one rounding: 1.69 ulp measured in float32).
 template <typename T, typename V>
-C10_HOST_DEVICE V silu(V x) {
+UACCEL_ACTIVATION V silu(V x) {
   return times_sigmoid<T, false>(x, exp_nonpositive(neg_abs(x)), V(T(0)));
 }
 
 // g s (1 + x (1 - s)), s = sigmoid(x), and g x s: s and 1 - s from one division, 1 - s without
 // cancellation; g is folded in first, as (g s) (1 + x (1 - s)) keeps the two products independent.
 template <typename T, typename V>
-C10_HOST_DEVICE V silu_derivative(V g, V x, V& value) {
+UACCEL_ACTIVATION V silu_derivative(V g, V x, V& value) {
   const V e = exp_nonpositive(neg_abs(x));
-  const V r = V(T(1)) / (V(T(1)) + e);
-  const auto negative = x < V(T(0));
+  const V r = reciprocal(V(T(1)) + e);
+  const auto negative = less(x, V(T(0)));
   const V gs = g * select(negative, e * r, r), one_minus_s = select(negative, r, e * r);
   value = x * gs;
   return gs * (V(T(1)) + x * one_minus_s);
@@ -124,7 +128,7 @@ C10_HOST_DEVICE V silu_derivative(V g, V x, V& value) {
 
 // GELU, x Phi(x) = x/2 (tail + correction): one rounding after erfc's (fma), so float32 is within 2 ulp.
 template <typename T, typename V>
-C10_HOST_DEVICE V gelu(V x) {
+UACCEL_ACTIVATION V gelu(V x) {
   V tail, gaussian;
   const V correction = erfc_parts<T>(x, tail, gaussian);
   // The correction is 0 past kLimit: times x clamped, so that +inf gives inf, not inf * 0.
@@ -133,7 +137,7 @@ C10_HOST_DEVICE V gelu(V x) {
 
 // Phi(x) + x phi(x), phi(x) = exp(-x^2 / 2) / sqrt(2 pi). +-inf give NaN (inf * 0), as in ATen.
 template <typename T, typename V>
-C10_HOST_DEVICE V gelu_derivative(V x, V& value) {
+UACCEL_ACTIVATION V gelu_derivative(V x, V& value) {
   V tail, gaussian;
   const V correction = erfc_parts<T>(x, tail, gaussian);
   const V cdf = V(T(0.5)) * (tail + correction);
@@ -143,7 +147,7 @@ C10_HOST_DEVICE V gelu_derivative(V x, V& value) {
 
 // GELU with the tanh approximation, x sigmoid(v), v = tanh_exponent(x).
 template <typename T, typename V>
-C10_HOST_DEVICE V gelu_tanh(V x) {
+UACCEL_ACTIVATION V gelu_tanh(V x) {
   V v_lo, e_lo;
   const V v = tanh_exponent<T>(x, v_lo);
   const V e = exp_neg_abs<T>(v, v_lo, e_lo);
@@ -153,13 +157,13 @@ C10_HOST_DEVICE V gelu_tanh(V x) {
 // d/dx (x s) = s (1 + x (1 - s) v'(x)), s = sigmoid(v), v'(x) = 2 sqrt(2/pi) (1 + 3 kappa x^2); from x
 // clamped as v is (for |x| > kLimit the result is 1 or 0 exactly), but +-inf give NaN, as in ATen.
 template <typename T, typename V>
-C10_HOST_DEVICE V gelu_tanh_derivative(V x, V& value) {
+UACCEL_ACTIVATION V gelu_tanh_derivative(V x, V& value) {
   using C = ActivationConstants<T>;
   V v_lo;
   const V v = tanh_exponent<T>(x, v_lo);
   const V e = exp_nonpositive(neg_abs(v));
-  const V r = V(T(1)) / (V(T(1)) + e);
-  const auto negative = x < V(T(0));
+  const V r = reciprocal(V(T(1)) + e);
+  const auto negative = less(x, V(T(0)));
   const V s = select(negative, e * r, r), one_minus_s = select(negative, r, e * r);
   const V clamped = clamp_to_limit<T>(x);
   const V slope = V(C::kBeta2Hi) * fma(V(T(3) * C::kKappaHi), clamped * clamped, V(T(1)));

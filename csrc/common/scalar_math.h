@@ -33,8 +33,27 @@ C10_HOST_DEVICE inline double fma(double a, double b, double c) {
   return ::fma(a, b, c);
 }
 
+// a * b - c and c - a * b, rounded once.
+template <typename T>
+C10_HOST_DEVICE T fms(T a, T b, T c) {
+  return fma(a, b, -c);
+}
+template <typename T>
+C10_HOST_DEVICE T fnma(T a, T b, T c) {
+  return fma(-a, b, c);
+}
+
 // What math written once for scalars and vectors (vec_math.h has the vector forms) needs beyond the
-// arithmetic operators: the choice by a condition, -x, -|x|, clamping that keeps NaN, and e^x for x <= 0.
+// arithmetic operators: comparisons and the choice by their result, -x, -|x|, clamping that keeps NaN,
+// and e^x for x <= 0.
+template <typename T>
+C10_HOST_DEVICE bool less(T a, T b) {
+  return a < b;
+}
+template <typename T>
+C10_HOST_DEVICE bool equal(T a, T b) {
+  return a == b;
+}
 template <typename T>
 C10_HOST_DEVICE T select(bool condition, T if_true, T if_false) {
   return condition ? if_true : if_false;
@@ -54,6 +73,17 @@ C10_HOST_DEVICE T clamp(T x, T low, T high) {
 template <typename T>
 C10_HOST_DEVICE T exp_nonpositive(T x) {
   return exp(x);
+}
+// 1/x: a division here; the vector forms (vec_math.h) come from the instruction set's estimate,
+// `reciprocal` within an ulp, `reciprocal_estimate` to 2^-14 for a quotient that a correction step
+// finishes (times_sigmoid in activation_math.h).
+template <typename T>
+C10_HOST_DEVICE T reciprocal(T x) {
+  return T(1) / x;
+}
+template <typename T>
+C10_HOST_DEVICE T reciprocal_estimate(T x) {
+  return T(1) / x;
 }
 // The same as hi + lo (vec_math.h's has lo; the library's exp rounds once, so lo is 0 here).
 template <typename T>

@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstdint>
 #include <iterator>
+#include <type_traits>
 
 namespace uaccel::cpu {
 inline namespace CPU_CAPABILITY {
@@ -49,7 +50,6 @@ struct ExpTraits<float> {
   static constexpr float kLn2Hi = 0.693359375f;  // 9 significant bits: n * kLn2Hi is exact
   static constexpr float kLn2Lo = -2.12194440e-4f;
   static constexpr float kExpm1Lowest = -17.5f;  // e^x < 2^-25 below: expm1(x) rounds to -1
-  static constexpr float kExpLowest = -87.33654f;  // below, exp(x) is subnormal: flushed to 0
   static constexpr float kExpVanishes = -88.0f;    // n = -127 here: the shifted 2^n is 0
   // q(t) = c2 + c3 t + ... + c6 t^4: a weighted minimax fit of (e^t - 1 - t) / t^2 on |t| <= ln2/2
   // (Lawson's algorithm in float64, then rounded to float).
@@ -68,7 +68,6 @@ struct ExpTraits<double> {
   static constexpr double kLn2Hi = 6.93147180369123816490e-01;  // low 32 bits zero: n * kLn2Hi is exact
   static constexpr double kLn2Lo = 1.90821492927058770002e-10;
   static constexpr double kExpm1Lowest = -37.5;  // e^x < 2^-54 below
-  static constexpr double kExpLowest = -708.3964185322641;  // exp(x) < 2^-1022 below
   static constexpr double kExpVanishes = -709.0;              // n = -1023
   static constexpr std::array<double, 12> kQ = {inverse_factorial(2),  inverse_factorial(3),  inverse_factorial(4),
                                                 inverse_factorial(5),  inverse_factorial(6),  inverse_factorial(7),
@@ -189,13 +188,13 @@ at::vec::Vectorized<T> scaled_exp_nonpositive(at::vec::Vectorized<T> x, at::vec:
   });
 }
 
+// exp(x) for x <= 0 (NaN stays NaN): scaled_exp_nonpositive's clamp, so 0 from x < -87.68 on (float;
+// double: -708.75), and e normal or 0 everywhere (never subnormal).
 template <typename T>
 at::vec::Vectorized<T> exp_nonpositive(at::vec::Vectorized<T> x) {
   using Vec = at::vec::Vectorized<T>;
-  const Vec lowest(detail::ExpTraits<T>::kExpLowest);
-  const Vec exp =
-      detail::exp_parts<T, false>(at::vec::clamp_min(x, lowest), [](Vec s, Vec r) { return at::vec::fmadd(s, r, s); });
-  return Vec::blendv(exp, Vec(T(0)), x < lowest);
+  return detail::exp_parts<T, false>(
+      at::vec::clamp_min(x, Vec(detail::ExpTraits<T>::kExpVanishes)), [](Vec s, Vec r) { return at::vec::fmadd(s, r, s); });
 }
 
 // The same as hi + lo, lo being hi's rounding error (2^n (1 + r) = hi + lo; 2^n - hi is exact, the two
@@ -203,15 +202,35 @@ at::vec::Vectorized<T> exp_nonpositive(at::vec::Vectorized<T> x) {
 template <typename T>
 at::vec::Vectorized<T> exp_nonpositive(at::vec::Vectorized<T> x, at::vec::Vectorized<T>& lo) {
   using Vec = at::vec::Vectorized<T>;
-  const Vec lowest(detail::ExpTraits<T>::kExpLowest);
-  const auto flushed = x < lowest;
-  const Vec hi = detail::exp_parts<T, false>(at::vec::clamp_min(x, lowest), [&](Vec s, Vec r) {
+  return detail::exp_parts<T, false>(at::vec::clamp_min(x, Vec(detail::ExpTraits<T>::kExpVanishes)), [&](Vec s, Vec r) {
     const Vec e = at::vec::fmadd(s, r, s);
     lo = fma(s, r, s - e);
     return e;
   });
-  lo = Vec::blendv(lo, Vec(T(0)), flushed);
-  return Vec::blendv(hi, Vec(T(0)), flushed);
+}
+
+// 1/x for normal x to a relative error below 2^-kBits: float's from the instruction set's estimate
+// (AVX-512's rcp14: 2^-14; AVX2's rcp: 1.5 * 2^-12) and Newton's steps, each squaring the error, where
+// a division costs as much as the rest of an activation; double's and the DEFAULT set's by division.
+template <int kBits, typename T>
+at::vec::Vectorized<T> reciprocal_to(at::vec::Vectorized<T> x) {
+  using Vec = at::vec::Vectorized<T>;
+#if defined(CPU_CAPABILITY_AVX512) || defined(CPU_CAPABILITY_AVX2)
+  if constexpr (std::is_same_v<T, float>) {
+#if defined(CPU_CAPABILITY_AVX512)
+    Vec r = _mm512_rcp14_ps(x);
+    constexpr int kSeedBits = 14;
+#else
+    Vec r = _mm256_rcp_ps(x);
+    constexpr int kSeedBits = 11;
+#endif
+    for (int bits = kSeedBits; bits < kBits; bits *= 2) {
+      r = at::vec::fmadd(r, at::vec::fnmadd(x, r, Vec(1.0f)), r);
+    }
+    return r;
+  }
+#endif
+  return x.reciprocal();
 }
 
 } // namespace CPU_CAPABILITY
@@ -222,11 +241,53 @@ inline namespace CPU_CAPABILITY {
 
 // The vector forms of scalar_math.h's functions, so that an op's math can be written once for both
 // (clamp is at::vec::clamp, found by argument-dependent lookup; it keeps NaN, as the scalar one does).
+// Comparisons give lane masks as the instruction set holds them: on AVX-512 a mask register (ATen's
+// operators give a vector of all-ones lanes, which blendv turns back into a mask register: two
+// instructions more a select), elsewhere the vector.
+#if defined(CPU_CAPABILITY_AVX512)
+template <typename T>
+struct LaneMask {
+  std::conditional_t<sizeof(T) == 4, __mmask16, __mmask8> bits;
+};
+template <int kPredicate, typename T>
+LaneMask<T> compare(at::vec::Vectorized<T> a, at::vec::Vectorized<T> b) {
+  if constexpr (sizeof(T) == 4) {
+    return {_mm512_cmp_ps_mask(a, b, kPredicate)};
+  } else {
+    return {_mm512_cmp_pd_mask(a, b, kPredicate)};
+  }
+}
+template <typename T>
+LaneMask<T> less(at::vec::Vectorized<T> a, at::vec::Vectorized<T> b) {
+  return compare<_CMP_LT_OQ>(a, b);
+}
+template <typename T>
+LaneMask<T> equal(at::vec::Vectorized<T> a, at::vec::Vectorized<T> b) {
+  return compare<_CMP_EQ_OQ>(a, b);
+}
+template <typename T>
+at::vec::Vectorized<T> select(LaneMask<T> mask, at::vec::Vectorized<T> if_true, at::vec::Vectorized<T> if_false) {
+  if constexpr (sizeof(T) == 4) {
+    return _mm512_mask_blend_ps(mask.bits, if_false, if_true);
+  } else {
+    return _mm512_mask_blend_pd(mask.bits, if_false, if_true);
+  }
+}
+#else
+template <typename T>
+at::vec::Vectorized<T> less(at::vec::Vectorized<T> a, at::vec::Vectorized<T> b) {
+  return a < b;
+}
+template <typename T>
+at::vec::Vectorized<T> equal(at::vec::Vectorized<T> a, at::vec::Vectorized<T> b) {
+  return a == b;
+}
 template <typename T>
 at::vec::Vectorized<T> select(
     at::vec::Vectorized<T> mask, at::vec::Vectorized<T> if_true, at::vec::Vectorized<T> if_false) {
   return at::vec::Vectorized<T>::blendv(if_false, if_true, mask);
 }
+#endif
 template <typename T>
 at::vec::Vectorized<T> neg(at::vec::Vectorized<T> x) {
   return x.neg();
@@ -246,6 +307,30 @@ at::vec::Vectorized<T> exp_nonpositive(at::vec::Vectorized<T> x, at::vec::Vector
 template <typename T>
 at::vec::Vectorized<T> fma(at::vec::Vectorized<T> a, at::vec::Vectorized<T> b, at::vec::Vectorized<T> c) {
   return cpu::fma(a, b, c);
+}
+template <typename T>
+at::vec::Vectorized<T> fms(at::vec::Vectorized<T> a, at::vec::Vectorized<T> b, at::vec::Vectorized<T> c) {
+#if defined(CPU_CAPABILITY_AVX512) || defined(CPU_CAPABILITY_AVX2)
+  return at::vec::fmsub(a, b, c);
+#else
+  return cpu::fma(a, b, c.neg());
+#endif
+}
+template <typename T>
+at::vec::Vectorized<T> fnma(at::vec::Vectorized<T> a, at::vec::Vectorized<T> b, at::vec::Vectorized<T> c) {
+#if defined(CPU_CAPABILITY_AVX512) || defined(CPU_CAPABILITY_AVX2)
+  return at::vec::fnmadd(a, b, c);
+#else
+  return cpu::fma(a.neg(), b, c);
+#endif
+}
+template <typename T>
+at::vec::Vectorized<T> reciprocal(at::vec::Vectorized<T> x) {
+  return cpu::reciprocal_to<24>(x);  // within an ulp: half of division's, and the steps' rounding
+}
+template <typename T>
+at::vec::Vectorized<T> reciprocal_estimate(at::vec::Vectorized<T> x) {
+  return cpu::reciprocal_to<14>(x);
 }
 // Sleef's erfc (1.5 ulp) where the instruction set has it; on the DEFAULT one, scalar_math.h's per lane.
 template <typename T>
