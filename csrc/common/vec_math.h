@@ -193,8 +193,9 @@ at::vec::Vectorized<T> scaled_exp_nonpositive(at::vec::Vectorized<T> x, at::vec:
 template <typename T>
 at::vec::Vectorized<T> exp_nonpositive(at::vec::Vectorized<T> x) {
   using Vec = at::vec::Vectorized<T>;
-  return detail::exp_parts<T, false>(
-      at::vec::clamp_min(x, Vec(detail::ExpTraits<T>::kExpVanishes)), [](Vec s, Vec r) { return at::vec::fmadd(s, r, s); });
+  return detail::exp_parts<T, false>(at::vec::clamp_min(x, Vec(detail::ExpTraits<T>::kExpVanishes)), [](Vec s, Vec r) {
+    return at::vec::fmadd(s, r, s);
+  });
 }
 
 // The same as hi + lo, lo being hi's rounding error (2^n (1 + r) = hi + lo; 2^n - hi is exact, the two
