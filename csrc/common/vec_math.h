@@ -189,7 +189,7 @@ at::vec::Vectorized<T> scaled_exp_nonpositive(at::vec::Vectorized<T> x, at::vec:
 }
 
 // exp(x) for x <= 0 (NaN stays NaN): scaled_exp_nonpositive's clamp, so 0 from x < -87.68 on (float;
-// double: -708.75), and e normal or 0 everywhere (never subnormal).
+// double: -708.75); above, down to -87.34, the result may be subnormal, as exp(x) is.
 template <typename T>
 at::vec::Vectorized<T> exp_nonpositive(at::vec::Vectorized<T> x) {
   using Vec = at::vec::Vectorized<T>;
