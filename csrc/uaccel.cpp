@@ -1,14 +1,15 @@
 // Every schema of the `uaccel` library lives here but the pointwise ops', which their headers hold
-// (csrc/ops/<op>.h; the framework defines them, pointwise.cpp); capability folders only register kernels.
+// (csrc/ops/<op>.h; the framework defines them, csrc/pointwise/library.cpp); capability folders only
+// register kernels.
 #include <torch/library.h>
 
 #include <string>
 
 #include <uaccel/export.h>
 
-#include "common/checks.h"
-#include "common/cpu_capability.h"
-#include "pointwise/pointwise.h"
+#include <uaccel/detail/checks.h>
+#include <uaccel/detail/cpu_capability.h>
+#include <uaccel/pointwise.h>
 
 namespace {
 
@@ -40,22 +41,20 @@ std::string build_info() {
 
 TORCH_LIBRARY(uaccel, m) {
   // Fake (meta) kernels are registered from Python, all in this module.
-  m.set_python_module(uaccel::pointwise::kFakesModule);
+  m.set_python_module("torch_uaccel._fake");
   m.def("build_info() -> str", &build_info);
   // Check wording and facts (dtypes, alignment bound, stats fields) for the Python fakes, which
   // must say what the C++ checks say (torch_uaccel/_checks.py).
   m.def("_shared_facts() -> (str[], str[])", [] {
     std::vector<std::string> keys, values;
-    auto facts = uaccel::checks::shared_facts();
-    for (auto& fact : uaccel::pointwise::op_facts()) {
-      facts.push_back(std::move(fact));
-    }
-    for (auto& [key, value] : facts) {
+    for (auto& [key, value] : uaccel::checks::shared_facts()) {
       keys.push_back(std::move(key));
       values.push_back(std::move(value));
     }
     return std::make_tuple(keys, values);
   });
+  // The namespaces of the libraries of pointwise ops loaded, this one's first (torch_uaccel.library).
+  m.def("_pointwise_libraries() -> str[]", &uaccel::pointwise::libraries);
   // The CPU kernel choice for a given request and CPU flags, for tests that play other CPUs.
   m.def(
       "_choose_cpu_capability(str requested, str[] cpu_flags) -> str[]",

@@ -13,7 +13,7 @@ from ._version import __version__
 _library.load()  # registers the torch.ops.uaccel operators (once per process)
 
 # fake kernels; vmap, DTensor, nested rules; symbolic float parameters under torch.compile
-from . import _dynamic_scalars, _fake, _rules, memory, ops  # noqa: E402,F401
+from . import _dynamic_scalars, _fake, _rules, library, memory, ops  # noqa: E402,F401
 from .copy import async_copy  # noqa: E402
 from .host import HostRegistration, register_host  # noqa: E402
 from .ops import *  # noqa: E402,F403  (the ops' functions and modules: ops.__all__)
@@ -24,6 +24,7 @@ __all__ = [
     "__version__",
     "async_copy",
     "cmake_prefix_path",
+    "library",
     "memory",
     "register_host",
 ]

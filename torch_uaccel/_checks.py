@@ -1,19 +1,29 @@
 """The shared argument checks as the fake kernels run them: the conditions and the wording of the
-C++ checks (csrc/common/checks.h), whose message templates and facts come from the library itself
-(uaccel::_shared_facts), so they are written once."""
+C++ checks (uaccel/detail/checks.h), whose message templates and facts come from the library itself
+(uaccel::_shared_facts, and each library of pointwise ops' <namespace>::_pointwise_facts), so they are
+written once."""
+
+import functools
 
 import torch
 
 _FACTS = dict(zip(*torch.ops.uaccel._shared_facts(), strict=True))
+
+
+@functools.cache
+def library_facts(namespace: str) -> dict[str, str]:
+    """A library of pointwise ops' facts: its framework version ("api_version"), its ops' str choices
+    ("choices.<op>.<parameter>") and message templates ("message.<op>.<key>")."""
+    return dict(zip(*getattr(torch.ops, namespace)._pointwise_facts(), strict=True))
 
 FLOATING_DTYPES = tuple(getattr(torch, name.removeprefix("torch.")) for name in _FACTS["floating_dtypes"].split())
 MAX_ALIGNMENT = int(_FACTS["max_alignment"])
 MEMORY_STATS_FIELDS = tuple(_FACTS["memory_stats_fields"].split())
 
 
-def message(key: str, **fields) -> str:
+def message(key: str, namespace: str = "uaccel", **fields) -> str:
     """An op's own message template (its header's kMessages, as "message.<op>.<key>"), filled in."""
-    return _FACTS[f"message.{key}"].format(**fields)
+    return library_facts(namespace)[f"message.{key}"].format(**fields)
 
 
 def floating(op: str, name: str, t: torch.Tensor) -> None:
@@ -39,9 +49,9 @@ def same_device(op: str, a_name: str, a: torch.Tensor, b_name: str, b: torch.Ten
     _same(op, "device", a_name, a.device, b_name, b.device)
 
 
-def choices(op: str, parameter: str) -> tuple[str, ...] | None:
+def choices(namespace: str, op: str, parameter: str) -> tuple[str, ...] | None:
     """The accepted values of a str parameter of op ("gelu", "gelu_backward"), as its header lists them."""
-    values = _FACTS.get(f"choices.{op}.{parameter}")
+    values = library_facts(namespace).get(f"choices.{op}.{parameter}")
     return None if values is None else tuple(values.split())
 
 

@@ -38,6 +38,11 @@ def _trace_with_tensor_scalars(op: torch._ops.OpOverload, twin: torch._ops.OpOve
     return rule
 
 
-for _op in _library.pointwise_ops():
-    if (_twin := _library.tensor_scalars_overload(_op)) is not None:
-        torch.library.register_torch_dispatch(_op, ProxyTorchDispatchMode, _trace_with_tensor_scalars(_op, _twin))
+def register(ops: list[torch._ops.OpOverload]) -> None:
+    """The rewrite for each of a library's pointwise ops that has a tensor_scalars overload."""
+    for op in ops:
+        if (twin := _library.tensor_scalars_overload(op)) is not None:
+            torch.library.register_torch_dispatch(op, ProxyTorchDispatchMode, _trace_with_tensor_scalars(op, twin))
+
+
+register(_library.pointwise_ops())

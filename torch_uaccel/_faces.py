@@ -1,10 +1,11 @@
-"""The Python faces of the pointwise ops, made from one description each (a Face, listed in ops.py): a
-function as F's (``torch_uaccel.gelu``) and an ``nn`` module subclassing torch's (``torch_uaccel.GELU``).
+"""The Python faces of the pointwise ops, made from one description each (a Face: listed in ops.py, or
+made from the op's schema): a function as F's (``torch_uaccel.gelu``) and an ``nn`` module subclassing
+torch's (``torch_uaccel.GELU``); the same for the ops of every library loaded by torch_uaccel.library.
 
 A face's function reaches its op three ways, written once here: in eager mode through the op's C++
 entry point (no Python frame of the OpOverload's own: a measurable part of a call on a small tensor,
 benchmarks/bench_per_call.py), under Dynamo through the OpOverload (Dynamo cannot trace the entry
-point, a pybind builtin), and under TorchScript by name (``torch.ops.uaccel.<op>``; TorchScript compiles
+point, a pybind builtin), and under TorchScript by name (``torch.ops.<namespace>.<op>``; TorchScript compiles
 only that branch). TorchScript compiles from source, so the functions and modules are generated as
 source text, registered with linecache under a file name of their own (inspect and TorchScript read
 it there), and executed in ops.py's namespace.
@@ -41,6 +42,7 @@ class Face:
     module: str | None = None  # the module's name; it subclasses torch.nn's module of that name
     module_doc: str = ""
     module_init_check: str = ""  # run by __init__ before nn's, on the same parameters
+    namespace: str = "uaccel"  # the op's: torch.ops.<namespace>.<op>
 
     @property
     def inplace(self) -> bool:
@@ -60,7 +62,7 @@ def _call(op: str, inplace: bool, tensors: str, arguments: str, *, inplace_op: s
 
 
 def _function_source(face: Face) -> str:
-    ops = f"torch.ops.uaccel.{face.op}"
+    ops = f"torch.ops.{face.namespace}.{face.op}"
     eager = _call(f"_ENTRY_{face.op}", face.inplace, face.tensors, face.arguments, inplace_op=f"_ENTRY_{face.op}_")
     traced = _call(f"_OP_{face.op}", face.inplace, face.tensors, face.arguments, inplace_op=f"_OP_{face.op}_")
     scripted = _call(ops, face.inplace, face.tensors, face.arguments, inplace_op=f"{ops}_")
@@ -134,7 +136,7 @@ def from_schema(op: torch._ops.OpOverload, inplace: bool) -> Face:
     from torch import nn
     from torch.nn import functional
 
-    name = op._schema.name.removeprefix("uaccel::")
+    namespace, name = op._schema.name.split("::")
     arguments = op._schema.arguments
     from . import _library
 
@@ -157,7 +159,7 @@ def from_schema(op: torch._ops.OpOverload, inplace: bool) -> Face:
     return Face(
         name,
         name,
-        f"``{signature}`` on ``uaccel.{name}``"
+        f"``{signature}`` on ``{namespace}.{name}``"
         + (f", as ``F.{name}``" if reference else "")
         + ": differentiable to any order in both modes, under torch.func, torch.compile, torch.export, "
         "torch.jit.script, DTensor and jagged nested tensors.",
@@ -165,7 +167,8 @@ def from_schema(op: torch._ops.OpOverload, inplace: bool) -> Face:
         parameters=", ".join(parameters),
         arguments=", ".join(call),
         module=module,
-        module_doc=f"Drop-in for ``nn.{module}`` backed by ``uaccel.{name}`` (a subclass of it).",
+        module_doc=f"Drop-in for ``nn.{module}`` backed by ``{namespace}.{name}`` (a subclass of it).",
+        namespace=namespace,
     )
 
 
@@ -173,7 +176,7 @@ def define(namespace: dict, face: Face) -> None:
     """Adds the face's function (and module) to `namespace`, a module's globals, with the names its
     source uses for the op's overloads and entry points."""
     for suffix in ("", "_") if face.inplace else ("",):
-        overload = getattr(torch.ops.uaccel, face.op + suffix).default
+        overload = getattr(getattr(torch.ops, face.namespace), face.op + suffix).default
         namespace[f"_OP_{face.op}{suffix}"] = overload
         namespace[f"_ENTRY_{face.op}{suffix}"] = entry_point(overload)
     source = _function_source(face) + ("\n" + _module_source(face) if face.module else "")

@@ -1,8 +1,9 @@
-"""Fake (meta) kernels of every uaccel operator, for torch.compile, torch.export and FakeTensor.
+"""Fake (meta) kernels of every uaccel operator, and of every library of pointwise ops loaded
+(torch_uaccel.library), for torch.compile, torch.export and FakeTensor.
 
 Each mirrors the checks of its C++ kernel (same conditions, same messages) and produces exactly
 the output the real kernel produces (shape, dtype, device, strides), without reading concrete sizes.
-The C++ library points here (m.set_python_module), so tracing tells users to import it if needed.
+The C++ libraries point here (m.set_python_module), so tracing tells users to import it if needed.
 """
 
 import functools
@@ -30,10 +31,10 @@ def _pointwise_fake(op: torch._ops.OpOverload):
     tensors (any ATen pointwise op allocates and promotes as our kernels do; a fake one reads no data),
     and a backward's gradients in their inputs' shapes and dtypes; None in place."""
     label = op._name.replace("::", ".")
-    name = op._schema.name.removeprefix("uaccel::")
+    name = op._schema.name.split("::")[1]
     names = [argument.name for argument in op._schema.arguments]
     inputs = _library.tensor_inputs(op)
-    choices = {n: c for n in names[inputs:] if (c := _checks.choices(name, n)) is not None}
+    choices = {n: c for n in names[inputs:] if (c := _checks.choices(op.namespace, name, n)) is not None}
     outputs = len(op._schema.returns)
     one_shape = outputs == 1 and inputs == 2 and name.endswith("_backward")
 
@@ -100,11 +101,6 @@ def _async_copy_fake(dst: torch.Tensor, src: torch.Tensor) -> None:
     _checks.same_shape("uaccel.async_copy_", "dst", dst, "src", src)
 
 
-for _op in _library.pointwise_ops():
-    if _op._name not in _FAKES:
-        _FAKES[_op._name] = torch.library.register_fake(_op._name)(_pointwise_fake(_op))
-
-
 def _tensor_scalars_fake(op: torch._ops.OpOverload):
     """The fake of op.tensor_scalars: op's own, each tensor Scalar given as 1 (the values were checked
     by op's fake, which saw them before torch_uaccel/_dynamic_scalars.py rewrote the call)."""
@@ -117,6 +113,14 @@ def _tensor_scalars_fake(op: torch._ops.OpOverload):
     return tensor_scalars_fake
 
 
-for _op in _library.pointwise_ops():
-    if (_twin := _library.tensor_scalars_overload(_op)) is not None:
-        torch.library.register_fake(f"{_op._name}.{_library.TENSOR_SCALARS}")(_tensor_scalars_fake(_op))
+def register_pointwise(ops: list[torch._ops.OpOverload]) -> None:
+    """The fakes of a library's pointwise ops (and of their tensor_scalars overloads), but those written
+    above."""
+    for op in ops:
+        if op._name not in _FAKES:
+            _FAKES[op._name] = torch.library.register_fake(op._name)(_pointwise_fake(op))
+        if _library.tensor_scalars_overload(op) is not None:
+            torch.library.register_fake(f"{op._name}.{_library.TENSOR_SCALARS}")(_tensor_scalars_fake(op))
+
+
+register_pointwise(_library.pointwise_ops())

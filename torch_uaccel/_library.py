@@ -24,22 +24,31 @@ def _already_registered() -> bool:
     return True
 
 
-def pointwise_ops() -> list[torch._ops.OpOverload]:
-    """The uaccel ops whose schema carries torch.Tag.pointwise (csrc/ops/*.h): the fake kernels
-    and the transform rules written once for all of them apply."""
-    names = {name.split(".")[0] for name in torch._C._dispatch_get_all_op_names() if name.startswith("uaccel::")}
-    overloads = [getattr(torch.ops.uaccel, name.removeprefix("uaccel::")).default for name in sorted(names)]
+def pointwise_ops(namespace: str = "uaccel") -> list[torch._ops.OpOverload]:
+    """The ops of `namespace` whose schema carries torch.Tag.pointwise (one header each, on the framework):
+    the fake kernels and the transform rules written once for all of them apply."""
+    prefix = namespace + "::"
+    names = {name.split(".")[0] for name in torch._C._dispatch_get_all_op_names() if name.startswith(prefix)}
+    packets = getattr(torch.ops, namespace)
+    overloads = [getattr(packets, name.removeprefix(prefix)).default for name in sorted(names)]
     return [op for op in overloads if torch.Tag.pointwise in op.tags]
 
 
-def forward_ops() -> list[torch._ops.OpOverload]:
+def forward_ops(namespace: str = "uaccel") -> list[torch._ops.OpOverload]:
     """The pointwise ops that are neither in place nor a backward: one per op header."""
-    return [op for op in pointwise_ops() if op._schema.returns and not op._schema.name.endswith("_backward")]
+    return [
+        op for op in pointwise_ops(namespace) if op._schema.returns and not op._schema.name.endswith("_backward")
+    ]
+
+
+def _packet(op: torch._ops.OpOverload, suffix: str = ""):
+    """The OpOverloadPacket of `op` (with `suffix`, of its <name><suffix>), or None."""
+    return getattr(getattr(torch.ops, op.namespace), op._schema.name.split("::")[1] + suffix, None)
 
 
 def has_inplace(op: torch._ops.OpOverload) -> bool:
     """Whether the op has an in-place form (<op>_)."""
-    return hasattr(torch.ops.uaccel, op._schema.name.removeprefix("uaccel::") + "_")
+    return _packet(op, "_") is not None
 
 
 def tensor_inputs(op: torch._ops.OpOverload) -> int:
@@ -58,7 +67,7 @@ def scalar_positions(op: torch._ops.OpOverload) -> list[int]:
 
 def tensor_scalars_overload(op: torch._ops.OpOverload) -> torch._ops.OpOverload | None:
     """The op's tensor_scalars overload (torch_uaccel/_dynamic_scalars.py), if it has one."""
-    packet = getattr(torch.ops.uaccel, op._schema.name.removeprefix("uaccel::"))
+    packet = _packet(op)
     return getattr(packet, TENSOR_SCALARS) if TENSOR_SCALARS in packet.overloads() else None
 
 

@@ -1,6 +1,7 @@
-"""How PyTorch's transforms and tensor subclasses handle the uaccel pointwise ops (those whose
-schema carries torch.Tag.pointwise, csrc/ops/*.h): batching rules for vmap, sharding rules for
-DTensor, rules for jagged nested tensors, and how Dynamo sees ELUFunction. (Autograd, forward-mode
+"""How PyTorch's transforms and tensor subclasses handle pointwise ops on the framework (those whose
+schema carries torch.Tag.pointwise: uaccel's, csrc/ops/*.h, and those of every library loaded by
+torch_uaccel.library): batching rules for vmap, sharding rules for DTensor, rules for jagged nested
+tensors, and how Dynamo sees ELUFunction. (Autograd, forward-mode
 AD and torch.func's grad/jvp need nothing here: the ops' C++ autograd kernels serve them.)
 
 Every pointwise op maps each element on its own, its tensor arguments share one shape, and an
@@ -16,7 +17,6 @@ import torch
 
 from . import _library
 
-_POINTWISE_OPS = _library.pointwise_ops()
 _mutates_first_argument = _library.mutates_first_argument
 
 
@@ -64,14 +64,10 @@ def _vmap_rule(op: torch._ops.OpOverload):
     return rule
 
 
-for _op in _POINTWISE_OPS:
-    torch.library.register_vmap(_op._name, _vmap_rule(_op))
-
-
 # -- DTensor -----------------------------------------------------------------------------------------
 
 
-def _register_sharding() -> None:
+def _register_sharding(ops: list[torch._ops.OpOverload]) -> None:
     """All Replicate, or the output sharded on one dimension d of the broadcast shape: each tensor
     argument Shard on its own dimension aligned with d where it has it in full, else Replicate (it
     broadcasts there). A backward's gradient k is sharded as its saved tensor k, or, where that tensor
@@ -105,7 +101,7 @@ def _register_sharding() -> None:
             found.append((out, arrange(placements)))
         return found
 
-    for op in _POINTWISE_OPS:
+    for op in ops:
         outputs = len(op._schema.returns)
         register_sharding(op)(lambda *args, _outputs=outputs, **kwargs: shardings(args, _outputs))
 
@@ -113,7 +109,7 @@ def _register_sharding() -> None:
 # -- jagged nested tensors ---------------------------------------------------------------------------
 
 
-def _register_nested() -> None:
+def _register_nested(ops: list[torch._ops.OpOverload]) -> None:
     """On the flat values buffer, rewrapped with the first nested argument's structure (offsets,
     lengths, ragged dimension), as PyTorch's own jagged pointwise ops do."""
     # Private modules: a tensor subclass's rules can only be written against the subclass itself.
@@ -131,7 +127,7 @@ def _register_nested() -> None:
             return tuple(NestedTensor(v, **extract_kwargs(layout)) for v in values)
         return NestedTensor(values, **extract_kwargs(layout))
 
-    for op in _POINTWISE_OPS:
+    for op in ops:
         torch.library.register_torch_dispatch(op._name, NestedTensor, pointwise)
 
 
@@ -176,6 +172,13 @@ def _trace_elu_function_as_one_call() -> None:
     torch._dynamo.allow_in_graph(ELUFunction)
 
 
-_when_imported("torch.distributed.tensor", _register_sharding)
+def register(ops: list[torch._ops.OpOverload]) -> None:
+    """The rules for a library's pointwise ops (DTensor's once torch.distributed.tensor is imported)."""
+    for op in ops:
+        torch.library.register_vmap(op._name, _vmap_rule(op))
+    _register_nested(ops)
+    _when_imported("torch.distributed.tensor", lambda: _register_sharding(ops))
+
+
+register(_library.pointwise_ops())
 _when_imported("torch._dynamo", _trace_elu_function_as_one_call)
-_register_nested()

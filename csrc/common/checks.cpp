@@ -1,4 +1,4 @@
-#include "common/checks.h"
+#include <uaccel/detail/checks.h>
 
 #include <ATen/core/Formatting.h>
 #include <c10/util/Exception.h>

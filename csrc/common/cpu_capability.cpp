@@ -1,4 +1,4 @@
-#include "common/cpu_capability.h"
+#include <uaccel/detail/cpu_capability.h>
 
 #include <ATen/Version.h>
 

@@ -8,7 +8,7 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/library.h>
 
-#include "common/autograd_node.h"
+#include <uaccel/detail/autograd_node.h>
 #include "copy/copy_common.h"
 
 namespace uaccel::copy {

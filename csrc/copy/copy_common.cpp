@@ -2,7 +2,7 @@
 
 #include <ATen/MemoryOverlap.h>
 
-#include "common/checks.h"
+#include <uaccel/detail/checks.h>
 
 namespace uaccel::copy {
 namespace {

@@ -17,7 +17,7 @@
 #include <cstring>
 #include <memory>
 
-#include "common/cuda_loops.cuh"
+#include <uaccel/detail/cuda_loops.cuh>
 #include "copy/copy_common.h"
 
 namespace uaccel::copy {

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "common/checks.h"
+#include <uaccel/detail/checks.h>
 #include "common/fork_safety.h"
 #include "memory/device_memory.h"
 #include "memory/leak_tracker.h"

@@ -7,7 +7,7 @@
 
 #include <tuple>
 
-#include "common/checks.h"
+#include <uaccel/detail/checks.h>
 #include "memory/device_memory.h"
 #include "memory/leak_tracker.h"
 

@@ -9,7 +9,7 @@
 // NaN `saved` as positive and passes the grad through.
 #include <ATen/core/Formatting.h>  // prints the Scalar in the alpha checks
 
-#include "pointwise/pointwise.h"
+#include <uaccel/pointwise.h>
 
 namespace uaccel::ops::elu {
 inline namespace CPU_CAPABILITY {

@@ -5,8 +5,8 @@
 // cancellation of 1 + erf or 1 + tanh on the negative side, which costs ATen's float32 kernel its
 // relative accuracy there (common/activation_math.h): float32 is within 2 ulp of float64 wherever
 // the result is normal.
-#include "common/activation_derivatives.h"
-#include "pointwise/pointwise.h"
+#include <uaccel/math/activation_derivatives.h>
+#include <uaccel/pointwise.h>
 
 namespace uaccel::ops::gelu {
 inline namespace CPU_CAPABILITY {

@@ -1,8 +1,8 @@
 #pragma once
 // GeGLU's gate, y = gelu(gate, approximate) * up (Gemma's MLP), fused as silu_mul.h fuses SwiGLU's,
 // with GELU's math (gelu.h, common/activation_math.h).
-#include "common/activation_derivatives.h"
-#include "pointwise/pointwise.h"
+#include <uaccel/math/activation_derivatives.h>
+#include <uaccel/pointwise.h>
 
 namespace uaccel::ops::gelu_mul {
 inline namespace CPU_CAPABILITY {

@@ -4,8 +4,8 @@
 // at most 1, so nothing overflows or cancels, and a compensated quotient (float32: under 2 ulp of
 // float64 where the result is normal; below x = -87.7 e is flushed to 0, and so is the result, as
 // F.silu's own kernel does).
-#include "common/activation_derivatives.h"
-#include "pointwise/pointwise.h"
+#include <uaccel/math/activation_derivatives.h>
+#include <uaccel/pointwise.h>
 
 namespace uaccel::ops::silu {
 inline namespace CPU_CAPABILITY {

@@ -2,8 +2,8 @@
 // SwiGLU's gate, y = silu(gate) * up (the MLPs of Llama, Qwen, Mistral), fused: one pass over memory
 // forward, one backward for both gradients, and autograd saves gate and up only (the unfused chain
 // saves silu(gate) as well). SiLU's math is silu.h's (common/activation_math.h).
-#include "common/activation_derivatives.h"
-#include "pointwise/pointwise.h"
+#include <uaccel/math/activation_derivatives.h>
+#include <uaccel/pointwise.h>
 
 namespace uaccel::ops::silu_mul {
 inline namespace CPU_CAPABILITY {

@@ -21,7 +21,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "common/outputs.h"
+#include <uaccel/detail/outputs.h>
 
 namespace uaccel::cpu {
 inline namespace CPU_CAPABILITY {

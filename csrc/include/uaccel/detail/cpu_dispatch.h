@@ -10,7 +10,7 @@
 #include <array>
 #include <utility>
 
-#include "common/cpu_capability.h"
+#include <uaccel/detail/cpu_capability.h>
 
 namespace uaccel::cpu {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "common/checks.h"
+#include <uaccel/detail/checks.h>
 
 namespace uaccel::elementwise {
 

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <utility>
 
-#include "common/activation_math.h"
+#include <uaccel/math/activation_math.h>
 
 namespace uaccel::math {
 

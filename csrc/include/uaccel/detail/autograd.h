@@ -25,8 +25,8 @@
 #include <utility>
 #include <vector>
 
-#include "common/autograd_node.h"
-#include "pointwise/pointwise.h"
+#include <uaccel/detail/autograd_node.h>
+#include <uaccel/pointwise.h>
 
 namespace uaccel::pointwise {
 

@@ -1,12 +1,17 @@
 #pragma once
-// The pointwise-op framework. A pointwise op is one header, csrc/ops/<op>.h, listed in op_list.h:
-// its schemas, its math and its derivative formulas. The framework defines the schemas (tagged
-// pointwise, checked at compile time against the op's C++ description: pointwise.cpp's check_op) and
-// makes every op's CPU kernels (once per instruction set, pointwise_cpu_isa.cpp), its CPU and CUDA
-// implementations (pointwise.cpp, pointwise_cuda.cu) and its autograd (autograd.h: reverse mode to
-// any order, forward mode, in place, compiled autograd).
+// The pointwise-op framework: what an op's header includes. A pointwise op is one header: its
+// schemas, its math and its derivative formulas. A library of such ops (this project's, csrc/ops/, or
+// another project's, built against the installed torch_uaccel: docs/custom_ops.md) is made by the
+// CMake function torch_uaccel_add_pointwise_library (cmake/TorchUaccelPointwise.cmake): it defines the
+// schemas under the library's namespace (torch.ops.<namespace>, tagged pointwise, checked at compile
+// time against the op's C++ description: uaccel/detail/registration.h's check_op) and makes every op's
+// CPU kernels (once per instruction set), its CPU and CUDA implementations and its autograd
+// (uaccel/detail/autograd.h: reverse mode to any order, forward mode, in place, compiled autograd).
+// Stable within a minor version of torch_uaccel (uaccel/version.h): this header, uaccel/math/ and the
+// CMake function; uaccel/detail/ is what they are made of, and may change in any release.
 //
-// The header defines, in namespace uaccel::ops::<op>, a struct Op:
+// The header defines, in a namespace of its own, <namespace>::<op> (this project's: uaccel::ops::<op>),
+// a struct Op:
 //   static constexpr const char* kName = "<op>";
 //   static constexpr pointwise::Schemas kSchemas{
 //       .forward = "<op>(Tensor a, ..., <parameters>) -> Tensor",           1 to 3 tensors, then parameters
@@ -21,7 +26,7 @@
 //   static backward_wrt_saved(h..., saved..., <backward parameters>...);
 //       the second derivative: for each input j, the sum over inputs i of h_i * d2f / (dx_i dx_j), in
 //       differentiable tensor ops (a Tensor for one input, std::array<at::Tensor, N> for N; computed in
-//       float for half types). Its parameters go only to uaccel ops (as elu.h does), never to an ATen
+//       float for half types). Its parameters go only to the library's ops (as elu.h does), never to an ATen
 //       op's Scalar argument: there a symbolic one would become a graph constant under torch.compile
 // and where it needs them:
 //   Params (default: none); BackwardParams (default: Params) and
@@ -60,17 +65,19 @@
 #include <vector>
 
 #include <uaccel/dispatch.h>
+#include <uaccel/export.h>
+#include <uaccel/version.h>
 
-#include "common/activation_math.h"
-#include "common/checks.h"
-#include "common/cpu_dispatch.h"
-#include "common/elementwise.h"
-#include "common/outputs.h"
-#include "common/scalar_math.h"
-#include "pointwise/schema_text.h"
+#include <uaccel/math/activation_math.h>
+#include <uaccel/detail/checks.h>
+#include <uaccel/detail/cpu_dispatch.h>
+#include <uaccel/detail/elementwise.h>
+#include <uaccel/detail/outputs.h>
+#include <uaccel/math/scalar_math.h>
+#include <uaccel/detail/schema_text.h>
 
 #ifdef CPU_CAPABILITY
-#include "common/vec_math.h"
+#include <uaccel/math/vec_math.h>
 
 namespace uaccel::ops {
 template <typename T>
@@ -162,10 +169,6 @@ struct ReturnsOf<1, std::index_sequence<0>> {
 template <size_t n>
 using Returns = typename ReturnsOf<n>::type;
 
-// Where the fake kernels of the library's ops are registered (torch.library.register_fake), so that a
-// trace without them tells the user to import it.
-inline constexpr const char* kFakesModule = "torch_uaccel._fake";
-
 // Scalar and float parameters as a compiled graph passes them when they are symbolic: 0-dim tensors
 // (the <op>.tensor_scalars overloads; torch_uaccel/_dynamic_scalars.py says why). Others as they are.
 template <typename A>
@@ -194,25 +197,31 @@ inline constexpr bool kHasTensorScalar = (kTensorScalar<A> || ...);
 
 // Defines a pointwise op's schema (tagged pointwise) and, where it returns tensors and takes Scalar or
 // float parameters, its <name>.tensor_scalars overload: the same with each of those a Tensor (no defaults).
-void define(torch::Library& m, const char* schema);
+UACCEL_API void define(torch::Library& m, const char* schema);
 
 // The op's names: its ops, the labels its messages start with, its tensor arguments' names.
 struct Names {
   std::string forward, inplace, backward;  // "silu", "silu_", "silu_backward"
+  std::string qualified_forward, qualified_inplace, qualified_backward;  // "uaccel::silu", ...
   std::string forward_label, inplace_label, backward_label;  // "uaccel.silu", ...
   std::string node;  // "UaccelSilu": its autograd nodes are <node>Backward, <node>BackwardBackward
   std::vector<std::string> inputs, backward_inputs;  // {"self"}, {"grad_output", "self"}
 };
 
-Names make_names(const char* op, const Schemas& schemas);
+UACCEL_API Names make_names(const char* library, const char* op, const Schemas& schemas);
 
-// Every op's kMessages as ("message.<op>.<key>", template) pairs and kChoices as
-// ("choices.<op>.<parameter>", "value ...") for each of its schemas, for uaccel::_shared_facts.
-std::vector<std::pair<std::string, std::string>> op_facts();
+// A library of pointwise ops says it is loaded (its registration unit, while it loads), and which are:
+// torch_uaccel.library sets up each one's Python side (fakes, transform rules, functions and modules).
+UACCEL_API void announce_library(const char* library);
+UACCEL_API std::vector<std::string> libraries();
+
+// The namespace of the library being compiled (torch.ops.<namespace>), defined once per library by
+// its registration unit (uaccel/detail/registration.h).
+const char* library_namespace();
 
 template <typename Op>
 const Names& names() {
-  static const Names names = make_names(Op::kName, Op::kSchemas);
+  static const Names names = make_names(library_namespace(), Op::kName, Op::kSchemas);
   return names;
 }
 
@@ -278,15 +287,15 @@ struct Schema<Op, std::index_sequence<I...>, std::tuple<P...>, std::tuple<B...>>
       Function<Returns<sizeof...(I)>, std::tuple<const at::Tensor&, TensorRef<I>...>, std::tuple<Arg<B>...>>;
 
   static const c10::TypedOperatorHandle<Forward>& forward() {
-    static const auto op = uaccel::detail::op<Forward>(names<Op>().forward);
+    static const auto op = uaccel::detail::op<Forward>(names<Op>().qualified_forward);
     return op;
   }
   static const c10::TypedOperatorHandle<Inplace>& inplace() {
-    static const auto op = uaccel::detail::op<Inplace>(names<Op>().inplace);
+    static const auto op = uaccel::detail::op<Inplace>(names<Op>().qualified_inplace);
     return op;
   }
   static const c10::TypedOperatorHandle<Backward>& backward() {
-    static const auto op = uaccel::detail::op<Backward>(names<Op>().backward);
+    static const auto op = uaccel::detail::op<Backward>(names<Op>().qualified_backward);
     return op;
   }
 };
@@ -338,6 +347,39 @@ std::array<const scalar_t*, count> const_data(const at::Tensor* const* tensors) 
   return data;
 }
 
+// Whether a functor computes `outputs` values (T, or Outputs<T, outputs>) from `inputs` values of T.
+template <typename Functor, typename T, size_t inputs, size_t outputs, typename = std::make_index_sequence<inputs>>
+inline constexpr bool kFunctorFits = false;
+template <typename Functor, typename T, size_t inputs, size_t outputs, size_t... I>
+inline constexpr bool kFunctorFits<Functor, T, inputs, outputs, std::index_sequence<I...>> = [] {
+  if constexpr (std::is_invocable_v<const Functor&, decltype((void)I, T())...>) {
+    using R = std::invoke_result_t<const Functor&, decltype((void)I, T())...>;
+    if constexpr (outputs == 1) {
+      return std::is_convertible_v<R, T>;
+    } else {
+      return std::is_same_v<R, Outputs<T, outputs>>;
+    }
+  }
+  return false;
+}();
+
+// Hands `functor` to the loop (`run`) if it fits the op's schema; else one compile error that says so.
+template <typename T, size_t inputs, size_t outputs, bool backward, typename Functor, typename Run>
+void run_checked(const Functor& functor, const Run& run) {
+  constexpr bool fits = kFunctorFits<Functor, T, inputs, outputs>;
+  static_assert(
+      fits || backward,
+      "uaccel: the forward's functor must take one value per Tensor of kSchemas.forward, in order, and return "
+      "one value: apply(V a, V b) for f(Tensor a, Tensor b)");
+  static_assert(
+      fits || !backward,
+      "uaccel: the backward's functor must take grad_output and one value per input, and return the "
+      "gradient (one input) or Outputs<V, inputs>, one per input: Outputs<V, 2> apply(V g, V a, V b) for f(Tensor a, Tensor b)");
+  if constexpr (fits) {
+    run(functor);
+  }
+}
+
 // The op's forward and backward over an iterator, for every dtype, in `Loop` (cpu:: or
 // cuda::elementwise, wrapped as Loop::run<scalar_t, inputs, outputs>(iter, functor)), and over
 // dense tensors (Loop::run_dense<scalar_t, inputs, outputs>(out, in, n, functor)).
@@ -351,14 +393,20 @@ struct Kernels<Op, Loop, std::tuple<P...>, std::tuple<B...>> {
     for_floating_dtype(iter.dtype(), [&](auto tag) {
       using scalar_t = decltype(tag);
       Op::template forward<at::opmath_type<scalar_t>>(
-          [&](const auto& functor) { Loop::template run<scalar_t, N, 1>(iter, functor); }, params...);
+          [&](const auto& functor) {
+            run_checked<at::opmath_type<scalar_t>, N, 1, false>(
+                functor, [&](const auto& f) { Loop::template run<scalar_t, N, 1>(iter, f); });
+          }, params...);
     });
   }
   static void backward(at::TensorIteratorBase& iter, Arg<B>... params) {
     for_floating_dtype(iter.dtype(), [&](auto tag) {
       using scalar_t = decltype(tag);
       Op::template backward<at::opmath_type<scalar_t>>(
-          [&](const auto& functor) { Loop::template run<scalar_t, N + 1, N>(iter, functor); }, params...);
+          [&](const auto& functor) {
+            run_checked<at::opmath_type<scalar_t>, N + 1, N, true>(
+                functor, [&](const auto& f) { Loop::template run<scalar_t, N + 1, N>(iter, f); });
+          }, params...);
     });
   }
   static void forward_dense(const at::Tensor* const* out, const at::Tensor* const* in, Arg<P>... params) {
@@ -367,7 +415,11 @@ struct Kernels<Op, Loop, std::tuple<P...>, std::tuple<B...>> {
       const auto to = mutable_data<scalar_t, 1>(out);
       const auto from = const_data<scalar_t, N>(in);
       Op::template forward<at::opmath_type<scalar_t>>(
-          [&](const auto& functor) { Loop::run_dense(to, from, out[0]->numel(), functor); }, params...);
+          [&](const auto& functor) {
+            run_checked<at::opmath_type<scalar_t>, N, 1, false>(
+                functor, [&](const auto& f) { Loop::run_dense(to, from, out[0]->numel(), f); });
+          },
+          params...);
     });
   }
   static void backward_dense(const at::Tensor* const* out, const at::Tensor* const* in, Arg<B>... params) {
@@ -376,7 +428,11 @@ struct Kernels<Op, Loop, std::tuple<P...>, std::tuple<B...>> {
       const auto to = mutable_data<scalar_t, N>(out);
       const auto from = const_data<scalar_t, N + 1>(in);
       Op::template backward<at::opmath_type<scalar_t>>(
-          [&](const auto& functor) { Loop::run_dense(to, from, out[0]->numel(), functor); }, params...);
+          [&](const auto& functor) {
+            run_checked<at::opmath_type<scalar_t>, N + 1, N, true>(
+                functor, [&](const auto& f) { Loop::run_dense(to, from, out[0]->numel(), f); });
+          },
+          params...);
     });
   }
 };
@@ -386,11 +442,13 @@ struct Kernels<Op, Loop, std::tuple<P...>, std::tuple<B...>> {
 template <typename Math>
 struct Formula {
   template <typename... V>
+    requires requires(const Math& math, V... x) { math.apply(x...); }
   C10_HOST_DEVICE auto operator()(V... x) const {
     return static_cast<const Math&>(*this).apply(x...);
   }
 #ifdef CPU_CAPABILITY
   template <typename... V>
+    requires requires(const Math& math, V... x) { math.apply(x...); }
   auto vec(V... x) const {
     return static_cast<const Math&>(*this).apply(x...);
   }

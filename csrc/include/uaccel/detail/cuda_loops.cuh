@@ -22,7 +22,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "common/outputs.h"
+#include <uaccel/detail/outputs.h>
 
 namespace uaccel::cuda {
 namespace detail {

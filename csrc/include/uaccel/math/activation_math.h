@@ -8,9 +8,9 @@
 // sum of two values, its rounding error included.
 #include <c10/macros/Macros.h>
 
-#include "common/scalar_math.h"
+#include <uaccel/math/scalar_math.h>
 #ifdef CPU_CAPABILITY
-#include "common/vec_math.h"
+#include <uaccel/math/vec_math.h>
 #endif
 
 // Inlined into the kernels' loops, whose constants then stay in registers from one vector to the next.
