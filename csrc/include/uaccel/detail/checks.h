@@ -4,6 +4,8 @@
 // uaccel::_shared_facts, so an error reads the same in eager mode and under torch.compile.
 #include <ATen/core/Tensor.h>
 
+#include <uaccel/export.h>
+
 #include <array>
 #include <string>
 #include <string_view>
@@ -21,23 +23,23 @@ inline constexpr int64_t kMaxAlignment = int64_t{1} << 30;
 
 // A message template with its {field}s filled in, as Python's str.format fills them (so a template is
 // written once, in C++, and the fakes read it through uaccel::_shared_facts).
-std::string format(std::string text, const std::vector<std::pair<const char*, std::string>>& fields);
+UACCEL_API std::string format(std::string text, const std::vector<std::pair<const char*, std::string>>& fields);
 
 // A dtype as Python spells it ("torch.float32"), in C++ messages as in the fakes'.
-std::string dtype_name(c10::ScalarType type);
+UACCEL_API std::string dtype_name(c10::ScalarType type);
 
-void floating(const char* op, const char* name, const at::Tensor& t);
-void same_dtype(const char* op, const char* a_name, const at::Tensor& a, const char* b_name, const at::Tensor& b);
-void same_shape(const char* op, const char* a_name, const at::Tensor& a, const char* b_name, const at::Tensor& b);
-void same_device(const char* op, const char* a_name, const at::Tensor& a, const char* b_name, const at::Tensor& b);
+UACCEL_API void floating(const char* op, const char* name, const at::Tensor& t);
+UACCEL_API void same_dtype(const char* op, const char* a_name, const at::Tensor& a, const char* b_name, const at::Tensor& b);
+UACCEL_API void same_shape(const char* op, const char* a_name, const at::Tensor& a, const char* b_name, const at::Tensor& b);
+UACCEL_API void same_device(const char* op, const char* a_name, const at::Tensor& a, const char* b_name, const at::Tensor& b);
 // Whether a and b broadcast (sizes from the last dimension on equal, or one of them 1).
-void broadcastable(const char* op, const char* a_name, const at::Tensor& a, const char* b_name, const at::Tensor& b);
+UACCEL_API void broadcastable(const char* op, const char* a_name, const at::Tensor& a, const char* b_name, const at::Tensor& b);
 // Whether a str parameter's value is one of `accepted` (space-separated).
-void choice(const char* op, std::string_view name, std::string_view accepted, std::string_view value);
-void alignment(const char* op, int64_t alignment);
+UACCEL_API void choice(const char* op, std::string_view name, std::string_view accepted, std::string_view value);
+UACCEL_API void alignment(const char* op, int64_t alignment);
 
 // (key, value) pairs for uaccel::_shared_facts: the message templates ("message.<check>", with
 // {field} placeholders), the floating dtypes, the alignment bound and the memory stats fields.
-std::vector<std::pair<std::string, std::string>> shared_facts();
+UACCEL_API std::vector<std::pair<std::string, std::string>> shared_facts();
 
 } // namespace uaccel::checks

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <uaccel/export.h>
+
 namespace uaccel::cpu {
 
 // Ordered: each level's kernels need the flags of all the levels below it.
@@ -31,6 +33,6 @@ std::vector<std::string> cpu_flags();
 std::vector<Capability> runnable_capabilities(const std::vector<std::string>& cpu_flags);
 
 // choose_capability(at::get_cpu_capability(), cpu_flags()), computed once per process.
-const CapabilityChoice& capability();
+UACCEL_API const CapabilityChoice& capability();
 
 } // namespace uaccel::cpu
