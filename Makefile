@@ -15,7 +15,7 @@ PY := $(VENV)/bin/python
 BUILD_DIR := $(abspath build/cmake-$(subst .,,$(notdir $(VENV))))
 SOURCES := setup.py pyproject.toml CMakeLists.txt $(shell find csrc cmake -type f)
 
-.PHONY: run test cpp-test sanitize bench build clean lint format expm1-sweep wheel wheel-test
+.PHONY: run test cpp-test sanitize bench build clean lint format expm1-sweep wheel wheel-test example-test
 run: build
 	$(PY) -m torch_uaccel
 
@@ -115,6 +115,17 @@ wheel-test: wheel
 	  for tool in cc gcc c++ g++ cmake ninja nvcc; do ! command -v $$tool || exit 1; done; \
 	  python -m torch_uaccel --quick && python -m pytest -q -p no:cacheprovider -m "torch_release and not slow" \
 	    $(abspath tests)'
+
+# The framework as another project uses it: wheel-test's fresh environment (the wheel and the matching
+# torch) given CMake and Ninja, with the compilers on PATH this time; examples/custom_pointwise built and
+# installed from its own directory as a user does, then its tests and its benchmark run there. CUDA
+# kernels compile for one arch (the library's own build compiles them for every default one).
+example-test: wheel-test
+	$(WHEEL_VENV)/bin/pip install -q -r requirements/build.txt
+	cd examples/custom_pointwise && PATH=$(WHEEL_VENV)/bin:$$PATH MAX_JOBS=$(MAX_JOBS) TORCH_CUDA_ARCH_LIST=9.0 \
+	  pip install -q --no-build-isolation . && \
+	  PATH=$(WHEEL_VENV)/bin:$$PATH python -m pytest -q -p no:cacheprovider tests && \
+	  PATH=$(WHEEL_VENV)/bin:$$PATH python tests/bench_myops.py
 
 # The CPU suite against an AddressSanitizer + UndefinedBehaviorSanitizer build of libuaccel (CPU
 # kernels, its own build tree; the sanitizer runtime preloaded into Python). The package loads it for

@@ -113,6 +113,7 @@ def entry_point(overload: torch._ops.OpOverload):
 _ANNOTATIONS = {
     "Tensor": "torch.Tensor",
     "Scalar": "float",
+    "number": "float",  # Scalar, as the schema's type prints it
     "float": "float",
     "int": "int",
     "bool": "bool",
@@ -124,6 +125,12 @@ def _annotation(kind: torch.Type) -> str:
     if isinstance(kind, torch.OptionalType):
         return f"Optional[{_annotation(kind.getElementType())}]"
     return _ANNOTATIONS[str(kind).removesuffix("Type")]
+
+
+def _default(argument: torch.Argument):
+    """A schema default as the function's: a float parameter's as a float (TorchScript checks the type)."""
+    value = argument.default_value
+    return float(value) if _annotation(argument.type) == "float" and isinstance(value, int) else value
 
 
 def from_schema(op: torch._ops.OpOverload, inplace: bool) -> Face:
@@ -148,7 +155,7 @@ def from_schema(op: torch._ops.OpOverload, inplace: bool) -> Face:
         reference_parameters = {}
     tensor_names = ["input"] if count == 1 and reference else [a.name for a in arguments[:count]]
     rest = arguments[count:]
-    parameters = [f"{a.name}: {_annotation(a.type)} = {a.default_value!r}" for a in rest]
+    parameters = [f"{a.name}: {_annotation(a.type)} = {_default(a)!r}" for a in rest]
     call = [f"{a.name}={a.name}" if a.kwarg_only else a.name for a in rest]
     if inplace and "inplace" in reference_parameters:
         parameters.append("inplace: bool = False")

@@ -13,7 +13,7 @@ pyproject.toml with::
 ``pip install --no-build-isolation .`` (against the torch and torch_uaccel installed: the library links
 both) then configures and builds the CMake project, installs its library into the package ``myops``
 with a generated ``__init__.py`` that loads it (torch_uaccel.library.load), and its C++ headers under
-``myops/include``. The CMake build tree is build/torch<version> in the project.
+``myops/include``. The CMake build tree is build/torch<version>-<environment> in the project.
 
   UACCEL_CPU_ONLY=1       without the CUDA kernels even when torch is a CUDA build
   TORCH_CUDA_ARCH_LIST    CUDA archs to compile (default: TorchUaccelTorch.cmake's)
@@ -22,6 +22,7 @@ with a generated ``__init__.py`` that loads it (torch_uaccel.library.load), and 
 Only torch and setuptools are imported here: setup.py loads this file before torch_uaccel is built.
 """
 
+import hashlib
 import os
 import pathlib
 import re
@@ -148,7 +149,9 @@ class PointwiseBuild(build_ext):
         import torch_uaccel  # the installed one: its CMake package, the framework's headers and library
 
         source = os.getcwd()
-        build_dir = os.path.join(source, "build", f"torch{torch.__version__}")
+        # One tree per environment: CMake's cache keeps the torch and torch_uaccel it found.
+        environment = hashlib.sha1(sys.prefix.encode()).hexdigest()[:8]
+        build_dir = os.path.join(source, "build", f"torch{torch.__version__}-{environment}")
         arguments = [*cmake_arguments([torch_uaccel.cmake_prefix_path]), "-DCMAKE_INSTALL_LIBDIR=."]
         stage = cmake_install(source, build_dir, arguments)
         libraries = sorted(pathlib.Path(stage).glob("*.so"))

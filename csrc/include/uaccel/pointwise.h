@@ -363,19 +363,11 @@ inline constexpr bool kFunctorFits<Functor, T, inputs, outputs, std::index_seque
   return false;
 }();
 
-// Hands `functor` to the loop (`run`) if it fits the op's schema; else one compile error that says so.
-template <typename T, size_t inputs, size_t outputs, bool backward, typename Functor, typename Run>
-void run_checked(const Functor& functor, const Run& run) {
-  constexpr bool fits = kFunctorFits<Functor, T, inputs, outputs>;
-  static_assert(
-      fits || backward,
-      "uaccel: the forward's functor must take one value per Tensor of kSchemas.forward, in order, and return "
-      "one value: apply(V a, V b) for f(Tensor a, Tensor b)");
-  static_assert(
-      fits || !backward,
-      "uaccel: the backward's functor must take grad_output and one value per input, and return the "
-      "gradient (one input) or Outputs<V, inputs>, one per input: Outputs<V, 2> apply(V g, V a, V b) for f(Tensor a, Tensor b)");
-  if constexpr (fits) {
+// Hands `functor` to the loop (`run`) if it fits the op's schema: one that does not is reported once, by
+// the library's registration unit (uaccel/detail/registration.h), not once per dtype and instruction set.
+template <typename T, size_t inputs, size_t outputs, typename Functor, typename Run>
+void run_if_fits(const Functor& functor, const Run& run) {
+  if constexpr (kFunctorFits<Functor, T, inputs, outputs>) {
     run(functor);
   }
 }
@@ -394,7 +386,7 @@ struct Kernels<Op, Loop, std::tuple<P...>, std::tuple<B...>> {
       using scalar_t = decltype(tag);
       Op::template forward<at::opmath_type<scalar_t>>(
           [&](const auto& functor) {
-            run_checked<at::opmath_type<scalar_t>, N, 1, false>(
+            run_if_fits<at::opmath_type<scalar_t>, N, 1>(
                 functor, [&](const auto& f) { Loop::template run<scalar_t, N, 1>(iter, f); });
           }, params...);
     });
@@ -404,7 +396,7 @@ struct Kernels<Op, Loop, std::tuple<P...>, std::tuple<B...>> {
       using scalar_t = decltype(tag);
       Op::template backward<at::opmath_type<scalar_t>>(
           [&](const auto& functor) {
-            run_checked<at::opmath_type<scalar_t>, N + 1, N, true>(
+            run_if_fits<at::opmath_type<scalar_t>, N + 1, N>(
                 functor, [&](const auto& f) { Loop::template run<scalar_t, N + 1, N>(iter, f); });
           }, params...);
     });
@@ -416,7 +408,7 @@ struct Kernels<Op, Loop, std::tuple<P...>, std::tuple<B...>> {
       const auto from = const_data<scalar_t, N>(in);
       Op::template forward<at::opmath_type<scalar_t>>(
           [&](const auto& functor) {
-            run_checked<at::opmath_type<scalar_t>, N, 1, false>(
+            run_if_fits<at::opmath_type<scalar_t>, N, 1>(
                 functor, [&](const auto& f) { Loop::run_dense(to, from, out[0]->numel(), f); });
           },
           params...);
@@ -429,7 +421,7 @@ struct Kernels<Op, Loop, std::tuple<P...>, std::tuple<B...>> {
       const auto from = const_data<scalar_t, N + 1>(in);
       Op::template backward<at::opmath_type<scalar_t>>(
           [&](const auto& functor) {
-            run_checked<at::opmath_type<scalar_t>, N + 1, N, true>(
+            run_if_fits<at::opmath_type<scalar_t>, N + 1, N>(
                 functor, [&](const auto& f) { Loop::run_dense(to, from, out[0]->numel(), f); });
           },
           params...);

@@ -25,6 +25,24 @@ struct AnyRun {
   void operator()(const Functor&) const {}
 };
 
+// A `run` that reports a functor that does not fit its schema (instantiated once per op, in float).
+template <size_t inputs, size_t outputs, bool backward>
+struct FunctorCheck {
+  template <typename Functor>
+  void operator()(const Functor&) const {
+    constexpr bool fits = kFunctorFits<Functor, float, inputs, outputs>;
+    static_assert(
+        fits || backward,
+        "uaccel: the forward's functor must take one value per Tensor of kSchemas.forward, in order, and "
+        "return one value: apply(V a, V b) for f(Tensor a, Tensor b)");
+    static_assert(
+        fits || !backward,
+        "uaccel: the backward's functor must take grad_output and one value per input, and return the "
+        "gradient (one input) or Outputs<V, inputs>, one per input: Outputs<V, 2> apply(V g, V a, V b) for "
+        "f(Tensor a, Tensor b)");
+  }
+};
+
 template <typename Op, typename P = Params<Op>, typename B = BackwardParams<Op>>
 struct Formulas;
 template <typename Op, typename... P, typename... B>
@@ -105,6 +123,10 @@ consteval bool check_op() {
           !report || F::wrt_saved,
           "uaccel: Op needs `static backward_wrt_saved(h..., saved..., <BackwardParams>...)`, the backward's own "
           "derivative (second order): a Tensor for one input, std::array<at::Tensor, N> for N");
+      if constexpr (report && F::forward && F::backward) {  // the functors, by instantiating forward and backward
+        [[maybe_unused]] constexpr auto forward_functor = &Op::template forward<float, FunctorCheck<n, 1, false>>;
+        [[maybe_unused]] constexpr auto backward_functor = &Op::template backward<float, FunctorCheck<n + 1, n, true>>;
+      }
       return F::forward && F::backward && F::wrt_saved;
     }
   }
