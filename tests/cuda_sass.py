@@ -2,7 +2,7 @@
 carries, read with cuobjdump. For each kernel of one SASS arch (sm_90 by default): registers per
 thread, stack and local memory (a register spill shows as both, and as LDL/STL instructions), and
 the 128-bit global loads/stores (LDG.E.128 / STG.E.128) that the dense kernels must keep
-(csrc/common/cuda_loops.cuh's flat_kernel with 16-byte packs, instantiated by csrc/pointwise/pointwise_cuda.cu).
+(csrc/include/uaccel/detail/cuda_loops.cuh's flat_kernel with 16-byte packs, instantiated by csrc/pointwise/library_cuda.cu).
 tests/test_cuda_sass.py turns this into CI checks.
 
     python tests/cuda_sass.py [LIBRARY] [--arch sm_90]

@@ -64,12 +64,12 @@ def test_kernels_found(kernels):
     # Every .cu file with kernels shows up, and the parser tells a vectorised kernel from a scalar
     # one: the unaligned flat_kernel<1, float, ...> and the strided ones have no 128-bit accesses.
     assert len(kernels) >= len(DENSE_KERNELS) * 3, [k.short_name for k in kernels]
-    assert {"pointwise_cuda.cu", "copy_cuda.cu"} <= {k.source for k in kernels}
+    assert {"library_cuda.cu", "copy_cuda.cu"} <= {k.source for k in kernels}
     assert all(k.opcodes["EXIT"] >= 1 for k in kernels)
     scalar = [
         k
         for k in kernels
-        if k.source == "pointwise_cuda.cu" and re.match(r"flat_kernel<1,|strided_kernel<", k.short_name)
+        if k.source == "library_cuda.cu" and re.match(r"flat_kernel<1,|strided_kernel<", k.short_name)
     ]
     assert len(scalar) >= 2 * len(DENSE_KERNELS), [k.short_name for k in scalar]  # flat_kernel<1> and strided
     assert all(k.loads_128 == 0 and k.stores_128 == 0 for k in scalar), [k.short_name for k in scalar]
@@ -103,7 +103,7 @@ def test_checker_flags_what_it_should():
     """tests/cuda_sass.py's problems() (the script's exit status), on made-up kernels."""
 
     def kernel(name, loads=0, stores=0, stack=0, ldl=0):
-        k = Kernel("_Z" + name, "pointwise_cuda.cu", 32, stack, 0, 0, name)
+        k = Kernel("_Z" + name, "library_cuda.cu", 32, stack, 0, 0, name)
         k.opcodes.update({"LDG.E.128": loads, "STG.E.128.SYS": stores, "LDG.E": 1, "LDL": ldl})
         return k
 

@@ -1,4 +1,4 @@
-"""The CPU kernels' own exp/expm1 (csrc/common/vec_math.h), SiLU and GELU, against float64 references: float32
+"""The CPU kernels' own exp/expm1 (csrc/include/uaccel/math/vec_math.h), SiLU and GELU, against float64 references: float32
 over a dense sample of every binade (the exhaustive sweep is `make expm1-sweep`), float64 and the
 backward's exp over random samples. At most 2 ulp, as the contract says."""
 

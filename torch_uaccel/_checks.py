@@ -16,6 +16,7 @@ def library_facts(namespace: str) -> dict[str, str]:
     ("choices.<op>.<parameter>") and message templates ("message.<op>.<key>")."""
     return dict(zip(*getattr(torch.ops, namespace)._pointwise_facts(), strict=True))
 
+
 FLOATING_DTYPES = tuple(getattr(torch, name.removeprefix("torch.")) for name in _FACTS["floating_dtypes"].split())
 MAX_ALIGNMENT = int(_FACTS["max_alignment"])
 MEMORY_STATS_FIELDS = tuple(_FACTS["memory_stats_fields"].split())

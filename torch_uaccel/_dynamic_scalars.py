@@ -7,7 +7,7 @@ cannot rewrite is specialised to its value, with a guard, and the next value com
 ATen's ops escape because Inductor decomposes them into tensor math; ours stay one kernel.
 
 So while a graph is traced (ProxyTorchDispatchMode: AOTAutograd, make_fx), a pointwise op called
-with a symbolic Scalar becomes its `<op>.tensor_scalars` overload (csrc/pointwise/pointwise.h), each
+with a symbolic Scalar becomes its `<op>.tensor_scalars` overload (uaccel/pointwise.h), each
 Scalar handed over as a 0-dim float64 CPU tensor made by a multiplication the tensorify pass does
 rewrite. The kernels read the values from those tensors at run time (on the CPU: no device sync).
 Concrete Scalars keep the op as it is: nothing changes for graphs without symbolic parameters.

@@ -25,7 +25,7 @@ def _own_fake(qualname: str):
 
 def _pointwise_fake(op: torch._ops.OpOverload):
     """The fake of a pointwise op (torch.Tag.pointwise) that has none of its own below, as the framework
-    (csrc/pointwise/pointwise.h, csrc/common/elementwise.h) checks and allocates: its str parameters
+    (uaccel/pointwise.h, csrc/include/uaccel/detail/elementwise.h) checks and allocates: its str parameters
     against their accepted values; its tensors floating and on one device, then either of one shape and
     dtype (a one-input op's backward) or broadcastable; the output of ATen's TensorIterator on the same
     tensors (any ATen pointwise op allocates and promotes as our kernels do; a fake one reads no data),

@@ -36,9 +36,7 @@ def pointwise_ops(namespace: str = "uaccel") -> list[torch._ops.OpOverload]:
 
 def forward_ops(namespace: str = "uaccel") -> list[torch._ops.OpOverload]:
     """The pointwise ops that are neither in place nor a backward: one per op header."""
-    return [
-        op for op in pointwise_ops(namespace) if op._schema.returns and not op._schema.name.endswith("_backward")
-    ]
+    return [op for op in pointwise_ops(namespace) if op._schema.returns and not op._schema.name.endswith("_backward")]
 
 
 def _packet(op: torch._ops.OpOverload, suffix: str = ""):

@@ -87,7 +87,11 @@ def cmake_arguments(prefix_path: list[str]) -> list[str]:
     compiler = cuda_compiler()
     if compiler:
         root = os.path.dirname(os.path.dirname(compiler))
-        arguments += [f"-DCMAKE_CUDA_COMPILER={compiler}", f"-DCUDAToolkit_ROOT={root}", f"-DCUDA_TOOLKIT_ROOT_DIR={root}"]
+        arguments += [
+            f"-DCMAKE_CUDA_COMPILER={compiler}",
+            f"-DCUDAToolkit_ROOT={root}",
+            f"-DCUDA_TOOLKIT_ROOT_DIR={root}",
+        ]
     if os.environ.get("TORCH_CUDA_ARCH_LIST"):
         arguments.append(f"-DTORCH_CUDA_ARCH_LIST={os.environ['TORCH_CUDA_ARCH_LIST']}")
     return arguments

@@ -114,4 +114,3 @@ def _module(namespace: str) -> types.ModuleType:
     module.__all__ = sorted([*(f.name for f in faces), *(f.module for f in faces if f.module)])
     _MODULES[namespace] = module
     return module
-

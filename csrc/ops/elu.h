@@ -1,5 +1,5 @@
 #pragma once
-// The ELU family on the pointwise framework (csrc/pointwise/pointwise.h), with ATen's
+// The ELU family on the pointwise framework (uaccel/pointwise.h), with ATen's
 // parametrisation, so ELU, SELU and CELU are one op:
 //   y = x > 0 ? scale * x : alpha * scale * expm1(input_scale * x)
 // ELU = (alpha, 1, 1), SELU = (1.6732632423543772, 1.0507009873554805, 1), CELU = (alpha, 1, 1/alpha).

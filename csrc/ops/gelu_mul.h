@@ -1,6 +1,6 @@
 #pragma once
 // GeGLU's gate, y = gelu(gate, approximate) * up (Gemma's MLP), fused as silu_mul.h fuses SwiGLU's,
-// with GELU's math (gelu.h, common/activation_math.h).
+// with GELU's math (gelu.h, uaccel/math/activation_math.h).
 #include <uaccel/math/activation_derivatives.h>
 #include <uaccel/pointwise.h>
 

@@ -68,13 +68,13 @@
 #include <uaccel/export.h>
 #include <uaccel/version.h>
 
-#include <uaccel/math/activation_math.h>
 #include <uaccel/detail/checks.h>
 #include <uaccel/detail/cpu_dispatch.h>
 #include <uaccel/detail/elementwise.h>
 #include <uaccel/detail/outputs.h>
-#include <uaccel/math/scalar_math.h>
 #include <uaccel/detail/schema_text.h>
+#include <uaccel/math/activation_math.h>
+#include <uaccel/math/scalar_math.h>
 
 #ifdef CPU_CAPABILITY
 #include <uaccel/math/vec_math.h>
@@ -313,7 +313,7 @@ struct KernelTypes<Op, std::tuple<P...>, std::tuple<B...>> {
   using BackwardDense = void (*)(const at::Tensor* const*, const at::Tensor* const*, Arg<B>...);
 };
 
-// The CPU kernels' dispatch points, one set per op, filled per instruction set (pointwise_cpu_isa.cpp).
+// The CPU kernels' dispatch points, one set per op, filled per instruction set (library_cpu_isa.cpp).
 template <typename Op>
 inline cpu::CpuDispatch<typename KernelTypes<Op>::Forward> forward_stub;
 template <typename Op>
@@ -386,9 +386,11 @@ struct Kernels<Op, Loop, std::tuple<P...>, std::tuple<B...>> {
       using scalar_t = decltype(tag);
       Op::template forward<at::opmath_type<scalar_t>>(
           [&](const auto& functor) {
-            run_if_fits<at::opmath_type<scalar_t>, N, 1>(
-                functor, [&](const auto& f) { Loop::template run<scalar_t, N, 1>(iter, f); });
-          }, params...);
+            run_if_fits<at::opmath_type<scalar_t>, N, 1>(functor, [&](const auto& f) {
+              Loop::template run<scalar_t, N, 1>(iter, f);
+            });
+          },
+          params...);
     });
   }
   static void backward(at::TensorIteratorBase& iter, Arg<B>... params) {
@@ -396,9 +398,11 @@ struct Kernels<Op, Loop, std::tuple<P...>, std::tuple<B...>> {
       using scalar_t = decltype(tag);
       Op::template backward<at::opmath_type<scalar_t>>(
           [&](const auto& functor) {
-            run_if_fits<at::opmath_type<scalar_t>, N + 1, N>(
-                functor, [&](const auto& f) { Loop::template run<scalar_t, N + 1, N>(iter, f); });
-          }, params...);
+            run_if_fits<at::opmath_type<scalar_t>, N + 1, N>(functor, [&](const auto& f) {
+              Loop::template run<scalar_t, N + 1, N>(iter, f);
+            });
+          },
+          params...);
     });
   }
   static void forward_dense(const at::Tensor* const* out, const at::Tensor* const* in, Arg<P>... params) {
@@ -408,8 +412,9 @@ struct Kernels<Op, Loop, std::tuple<P...>, std::tuple<B...>> {
       const auto from = const_data<scalar_t, N>(in);
       Op::template forward<at::opmath_type<scalar_t>>(
           [&](const auto& functor) {
-            run_if_fits<at::opmath_type<scalar_t>, N, 1>(
-                functor, [&](const auto& f) { Loop::run_dense(to, from, out[0]->numel(), f); });
+            run_if_fits<at::opmath_type<scalar_t>, N, 1>(functor, [&](const auto& f) {
+              Loop::run_dense(to, from, out[0]->numel(), f);
+            });
           },
           params...);
     });
@@ -421,8 +426,9 @@ struct Kernels<Op, Loop, std::tuple<P...>, std::tuple<B...>> {
       const auto from = const_data<scalar_t, N + 1>(in);
       Op::template backward<at::opmath_type<scalar_t>>(
           [&](const auto& functor) {
-            run_if_fits<at::opmath_type<scalar_t>, N + 1, N>(
-                functor, [&](const auto& f) { Loop::run_dense(to, from, out[0]->numel(), f); });
+            run_if_fits<at::opmath_type<scalar_t>, N + 1, N>(functor, [&](const auto& f) {
+              Loop::run_dense(to, from, out[0]->numel(), f);
+            });
           },
           params...);
     });
@@ -430,7 +436,7 @@ struct Kernels<Op, Loop, std::tuple<P...>, std::tuple<B...>> {
 };
 
 // A functor whose math is one formula for scalars and vectors: `Math::apply(V...)`, a template on V
-// (common/activation_math.h's functions take both), serves as operator() and as vec().
+// (uaccel/math/activation_math.h's functions take both), serves as operator() and as vec().
 template <typename Math>
 struct Formula {
   template <typename... V>

@@ -29,7 +29,8 @@ struct Forward : uaccel::pointwise::Formula<Forward<T>> {
   template <typename V>
   C10_HOST_DEVICE V apply(V x) const {
     const V z = x * V(beta);
-    return math::select(math::less(V(threshold), z), x, softplus_of<T>(z, math::exp_nonpositive(math::neg_abs(z)), T(1) / beta));
+    return math::select(
+        math::less(V(threshold), z), x, softplus_of<T>(z, math::exp_nonpositive(math::neg_abs(z)), T(1) / beta));
   }
 };
 

@@ -5,11 +5,10 @@ to torch.relu (a kernel moving the same bytes with trivial math: the machine's r
 import argparse
 import json
 
+import myops
 import torch
 import torch.nn.functional as F
 from torch.utils import benchmark
-
-import myops
 
 
 def measure(fn, x) -> benchmark.Measurement:
@@ -28,7 +27,10 @@ def main() -> None:
         for size in (2**16, 2**20):
             x = torch.randn(size, generator=torch.Generator().manual_seed(0)) * 4
             compiled(x)  # compiled before it is timed
-            times = {label: measure(fn, x) for label, fn in (("ours", ours), ("eager", reference), ("compiled", compiled), ("relu", torch.relu))}
+            times = {
+                label: measure(fn, x)
+                for label, fn in (("ours", ours), ("eager", reference), ("compiled", compiled), ("relu", torch.relu))
+            }
             ns = {label: m.median / size * 1e9 for label, m in times.items()}
             spread = {label: 100 * m.iqr / m.median for label, m in times.items()}
             row = {"op": name, "elements": size, "ns_per_element": ns, "iqr_percent": spread}

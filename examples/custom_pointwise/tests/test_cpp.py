@@ -3,10 +3,10 @@
 import pathlib
 import subprocess
 
+import myops
+
 import torch_uaccel
 import torch_uaccel.build
-
-import myops
 
 
 def test_cpp_program_calls_the_ops(tmp_path):

@@ -5,11 +5,10 @@ torch.compile, torch.export, DTensor, in place, functions and modules."""
 import os
 import socket
 
+import myops
 import pytest
 import torch
 import torch.nn.functional as F
-
-import myops
 
 DTYPES = [torch.float32, torch.float64, torch.bfloat16, torch.float16]
 TOLERANCES = {
@@ -36,7 +35,9 @@ def layouts(dtype):
     yield base.contiguous(memory_format=torch.channels_last)
     yield torch.tensor(-3.5, dtype=dtype)
     yield torch.empty(0, 3, dtype=dtype)
-    yield torch.tensor([-200.0, -90.0, -20.0, -1e-3, 0.0, 1e-3, 20.0, 90.0, float("inf"), float("-inf"), float("nan")], dtype=dtype)
+    yield torch.tensor(
+        [-200.0, -90.0, -20.0, -1e-3, 0.0, 1e-3, 20.0, 90.0, float("inf"), float("-inf"), float("nan")], dtype=dtype
+    )
 
 
 @pytest.mark.parametrize("name", OPS)
@@ -68,7 +69,7 @@ def test_mish_in_place_and_modules():
 
 @pytest.mark.parametrize("name", OPS)
 def test_opcheck(name):
-    op, _, parameter_sets = OPS[name]
+    _, _, parameter_sets = OPS[name]
     overload = getattr(torch.ops.myops, name).default
     for dtype in (torch.float32, torch.float64):
         x = torch.randn(3, 5, dtype=dtype, requires_grad=True)
@@ -81,8 +82,10 @@ def test_gradcheck_both_modes_and_second_order(name):
     op, _, parameter_sets = OPS[name]
     for parameters in parameter_sets:
         x = (torch.randn(12, dtype=torch.float64) * 3).requires_grad_()
-        fn = lambda t: op(t, *parameters)  # noqa: E731
-        assert torch.autograd.gradcheck(fn, x, check_forward_ad=True, check_batched_grad=True, check_batched_forward_grad=True)
+        fn = lambda t, parameters=parameters: op(t, *parameters)  # noqa: E731
+        assert torch.autograd.gradcheck(
+            fn, x, check_forward_ad=True, check_batched_grad=True, check_batched_forward_grad=True
+        )
         assert torch.autograd.gradgradcheck(fn, x, check_fwd_over_rev=True, check_batched_grad=True)
 
 
@@ -92,7 +95,9 @@ def test_vmap_and_jacobians(name):
     x = torch.randn(4, 3, dtype=torch.float64)
     torch.testing.assert_close(torch.func.vmap(op, in_dims=1)(x), reference(x).T)
     torch.testing.assert_close(torch.func.jacfwd(op)(x[0]), torch.func.jacrev(reference)(x[0]))
-    torch.testing.assert_close(torch.func.hessian(lambda t: op(t).sum())(x[0]), torch.func.hessian(lambda t: reference(t).sum())(x[0]))
+    torch.testing.assert_close(
+        torch.func.hessian(lambda t: op(t).sum())(x[0]), torch.func.hessian(lambda t: reference(t).sum())(x[0])
+    )
 
 
 @pytest.mark.parametrize("name", OPS)

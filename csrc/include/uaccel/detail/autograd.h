@@ -2,7 +2,7 @@
 // Autograd of every pointwise op (pointwise.h), registered once per op at the Autograd key, so
 // Python and C++ callers of the dispatcher get gradients alike: reverse mode to any order, forward
 // mode (dual tensors, jvp, jacfwd), every torch.func transform and compiled autograd (see
-// common/autograd_node.h for why these are Nodes and not torch::autograd::Function).
+// uaccel/detail/autograd_node.h for why these are Nodes and not torch::autograd::Function).
 //
 // Two nodes per op: <Op>Backward (of the forward and in-place ops: dx = backward(dy, saved...), saved
 // being the inputs or, where Op::saves_result, the output) and <Op>BackwardBackward (of the backward

@@ -29,11 +29,15 @@ UACCEL_API std::string format(std::string text, const std::vector<std::pair<cons
 UACCEL_API std::string dtype_name(c10::ScalarType type);
 
 UACCEL_API void floating(const char* op, const char* name, const at::Tensor& t);
-UACCEL_API void same_dtype(const char* op, const char* a_name, const at::Tensor& a, const char* b_name, const at::Tensor& b);
-UACCEL_API void same_shape(const char* op, const char* a_name, const at::Tensor& a, const char* b_name, const at::Tensor& b);
-UACCEL_API void same_device(const char* op, const char* a_name, const at::Tensor& a, const char* b_name, const at::Tensor& b);
+UACCEL_API void same_dtype(
+    const char* op, const char* a_name, const at::Tensor& a, const char* b_name, const at::Tensor& b);
+UACCEL_API void same_shape(
+    const char* op, const char* a_name, const at::Tensor& a, const char* b_name, const at::Tensor& b);
+UACCEL_API void same_device(
+    const char* op, const char* a_name, const at::Tensor& a, const char* b_name, const at::Tensor& b);
 // Whether a and b broadcast (sizes from the last dimension on equal, or one of them 1).
-UACCEL_API void broadcastable(const char* op, const char* a_name, const at::Tensor& a, const char* b_name, const at::Tensor& b);
+UACCEL_API void broadcastable(
+    const char* op, const char* a_name, const at::Tensor& a, const char* b_name, const at::Tensor& b);
 // Whether a str parameter's value is one of `accepted` (space-separated).
 UACCEL_API void choice(const char* op, std::string_view name, std::string_view accepted, std::string_view value);
 UACCEL_API void alignment(const char* op, int64_t alignment);

@@ -2,7 +2,7 @@
 // CPU kernels compiled once per instruction set and chosen at run time, as ATen's DispatchStub. A
 // dispatch point is a CpuDispatch<kernel type>; each per-ISA copy of a kernel file (*_isa.cpp,
 // compiled once per ISA by CMakeLists.txt) sets its kernel for the ISA it is compiled for
-// (`stub.set(Capability::CPU_CAPABILITY, &kernel)`, as pointwise_cpu_isa.cpp does), and a call
+// (`stub.set(Capability::CPU_CAPABILITY, &kernel)`, as library_cpu_isa.cpp does), and a call
 // `stub(args...)` runs the kernel of cpu::capability() (ATEN_CPU_CAPABILITY's request, never past
 // what the CPU runs), or of the best level below it that this build compiled.
 #include <c10/util/Exception.h>

@@ -4,7 +4,7 @@
 //
 // An op is a functor with `T operator()(T...)` and `Vectorized<T> vec(Vectorized<T>...)`, where
 // T = at::opmath_type<scalar_t> (float for float16/bfloat16), returning Outputs of them for M
-// outputs (a backward's gradients, common/outputs.h): the math is written once per op.
+// outputs (a backward's gradients, uaccel/detail/outputs.h): the math is written once per op.
 //
 // Include it only from translation units compiled once per instruction set (*_isa.cpp, see
 // CMakeLists.txt): everything here lives in the inline namespace CPU_CAPABILITY, as ATen's vec code

@@ -7,8 +7,8 @@
 //  - anything else (slices with steps, stride-0 expanded inputs): a strided kernel that maps a
 //    linear index to per-operand byte offsets.
 // All indexing is 64-bit. An op is a functor with `__host__ __device__ T operator()(T...)`,
-// T = at::opmath_type<scalar_t>, returning Outputs<T, M> for M outputs (common/outputs.h). The caller holds the device
-// guard.
+// T = at::opmath_type<scalar_t>, returning Outputs<T, M> for M outputs (uaccel/detail/outputs.h). The caller holds the
+// device guard.
 #include <ATen/OpMathType.h>
 #include <ATen/TensorIterator.h>
 #include <c10/cuda/CUDAException.h>

@@ -77,10 +77,12 @@ consteval bool check_op() {
     constexpr auto forward = std::string_view(Op::kSchemas.forward);
     constexpr auto backward = std::string_view(Op::kSchemas.backward);
     constexpr bool names = text::names_op(forward, Op::kName, "") && text::names_op(backward, Op::kName, "_backward");
-    static_assert(!report || names, "uaccel: kSchemas.forward must name the op (kName) and kSchemas.backward kName_backward");
+    static_assert(
+        !report || names, "uaccel: kSchemas.forward must name the op (kName) and kSchemas.backward kName_backward");
     constexpr bool inputs = n >= 1 && n <= 3 && text::returns_tensors(forward, 1);
     static_assert(
-        !report || inputs, "uaccel: kSchemas.forward must start with 1 to 3 plain Tensor arguments and return one Tensor");
+        !report || inputs,
+        "uaccel: kSchemas.forward must start with 1 to 3 plain Tensor arguments and return one Tensor");
     constexpr bool params = text::parameters_are<Params<Op>>(forward, n);
     static_assert(
         !report || params,
@@ -98,8 +100,9 @@ consteval bool check_op() {
     constexpr bool inplace = [] {
       if constexpr (kHasInplace<Op>) {
         constexpr auto schema = std::string_view(Op::kSchemas.inplace);
-        return text::names_op(schema, Op::kName, "_") && n == 1 && text::argument(schema, 0).starts_with("Tensor(a!)") &&
-            text::returns(schema) == "()" && text::parameters_are<Params<Op>>(schema, 1);
+        return text::names_op(schema, Op::kName, "_") && n == 1 &&
+            text::argument(schema, 0).starts_with("Tensor(a!)") && text::returns(schema) == "()" &&
+            text::parameters_are<Params<Op>>(schema, 1);
       }
       return true;
     }();
