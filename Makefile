@@ -166,4 +166,4 @@ $(LINT_DEPS):
 	touch $@
 
 clean:
-	rm -rf build dist *.egg-info torch_uaccel/libuaccel.so torch_uaccel/_build.py torch_uaccel/include torch_uaccel/share $(VENV)/.built
+	rm -rf build dist *.egg-info examples/custom_pointwise/build torch_uaccel/libuaccel.so torch_uaccel/_build.py torch_uaccel/include torch_uaccel/share $(VENV)/.built

@@ -154,3 +154,14 @@ def test_dtensor_keeps_the_sharding():
             torch.testing.assert_close(y.full_tensor(), reference(x))
     finally:
         dist.destroy_process_group()
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+@pytest.mark.parametrize("name", OPS)
+def test_cuda_kernels_match_torch(name):
+    op, reference, parameter_sets = OPS[name]
+    for dtype in (torch.float32, torch.bfloat16):
+        for x in layouts(dtype):
+            x = x.cuda().requires_grad_(x.is_floating_point())
+            for parameters in parameter_sets:
+                torch.testing.assert_close(op(x, *parameters), reference(x, *parameters), equal_nan=True, **TOLERANCES[dtype])
