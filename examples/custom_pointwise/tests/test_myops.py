@@ -164,4 +164,6 @@ def test_cuda_kernels_match_torch(name):
         for x in layouts(dtype):
             x = x.cuda().requires_grad_(x.is_floating_point())
             for parameters in parameter_sets:
-                torch.testing.assert_close(op(x, *parameters), reference(x, *parameters), equal_nan=True, **TOLERANCES[dtype])
+                torch.testing.assert_close(
+                    op(x, *parameters), reference(x, *parameters), equal_nan=True, **TOLERANCES[dtype]
+                )
