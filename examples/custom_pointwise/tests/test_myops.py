@@ -129,6 +129,14 @@ def test_one_compiled_graph_for_every_beta():
     assert counts["stats"]["unique_graphs"] <= 2
 
 
+def test_jagged_nested_tensors():
+    parts = [torch.randn(2, 3), torch.randn(5, 3)]
+    nested = torch.nested.nested_tensor(parts, layout=torch.jagged)
+    for op, reference in ((myops.mish, F.mish), (myops.softplus, F.softplus)):
+        for got, part in zip(op(nested).unbind(), parts, strict=True):
+            torch.testing.assert_close(got, reference(part))
+
+
 def test_bad_input_names_the_op():
     with pytest.raises(RuntimeError, match=r"myops\.mish: expected self to be a floating-point tensor.*torch\.int64"):
         myops.mish(torch.arange(3))
