@@ -40,7 +40,8 @@ def load(path_or_namespace: str | pathlib.Path, into: dict | None = None) -> typ
     process (linked into a C++ host, or loaded before). With `into` (a package's ``globals()``), the
     functions and modules are defined there too. Loading the same library again returns the same module.
     """
-    if "/" in str(path_or_namespace) or str(path_or_namespace).endswith(".so"):
+    text = str(path_or_namespace)
+    if isinstance(path_or_namespace, pathlib.Path) or "/" in text or text.endswith(".so"):
         namespaces = _load_file(pathlib.Path(path_or_namespace))
     else:
         namespaces = [str(path_or_namespace)]
@@ -77,8 +78,14 @@ def _load_file(path: pathlib.Path) -> list[str]:
             f"into the torch and torch_uaccel it was built against (torch {torch.__version__} and torch_uaccel "
             f"{_api_version('uaccel')} here): rebuild it in this environment"
         ) from error
-    _FILES[path] = [namespace for namespace in loaded() if namespace not in before]
-    return _FILES[path]
+    added = [namespace for namespace in loaded() if namespace not in before]
+    if not added:
+        raise ValueError(
+            f"torch_uaccel.library.load: {path} brought no library of pointwise ops that was not loaded before "
+            f"(loaded: {', '.join(before)}); for one loaded by other means, pass its namespace"
+        )
+    _FILES[path] = added
+    return added
 
 
 def _api_version(namespace: str) -> str:
