@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The one script a lent GPU machine runs: builds the extension there, runs the CUDA tests, the GPU
-# benchmarks, `python -m torch_uaccel`, the CUDA tests under compute-sanitizer (memcheck, racecheck)
-# and then the rest of the suite against that machine's torch, and writes everything under $OUT
+# benchmarks, `python -m torch_uaccel`, the CUDA tests under compute-sanitizer (memcheck, racecheck),
+# the CUDA tests of examples/custom_pointwise (built there as another project) and then the rest of the suite against that machine's torch, and writes everything under $OUT
 # (gpu_check.log, pytest_cuda.xml, pytest_rest.xml, bench_ops_cuda.json/.png, bench_copy_cuda.json,
 # bench_compiled_cuda.json).
 # Steps run most important first; each runs even if an earlier one failed, under its own time limit,
@@ -69,6 +69,9 @@ sanitized=(tests/test_op_table.py tests/test_copy.py tests/test_copy_cuda.py tes
   step racecheck 60 compute-sanitizer --tool racecheck --error-exitcode 1 "${pytest[@]}" -x "${sanitized[@]}"
   step bench_compiled 120 "$PY" benchmarks/bench_compiled.py --device cuda --min-run-time 0.1 \
     --out "$OUT/bench_compiled_cuda.json"
+  # Another project's ops (examples/custom_pointwise) built against this build, their CUDA kernels run.
+  step example_cuda 240 bash -c "cd examples/custom_pointwise && $PY -m pip install -q --no-build-isolation . \
+    && $PY -m pytest -q -p no:cacheprovider tests/test_myops.py -k cuda"
   step rest_of_suite 240 "${pytest[@]}" "${parallel[@]}" -m "not cuda" --junitxml="$OUT/pytest_rest.xml"
   echo "===== summary (budget ${BUDGET}s, used ${SECONDS}s)"
   printf '%s\n' "${summary[@]}"
