@@ -9,6 +9,9 @@ TORCH ?= $(shell sed -n 's/^torch==//p' requirements/torch.txt)
 VENV ?= .venv
 MAX_JOBS ?= 2
 PYTEST_ARGS ?=
+# Test processes (pytest-xdist): the suite runs on both cores of a CI machine; 0 runs it in this process.
+PYTEST_WORKERS ?= 2
+PYTEST := pytest -q -n $(PYTEST_WORKERS)
 PY := $(VENV)/bin/python
 # One CMake build tree per environment: setup.py builds libuaccel there for the Python package, and
 # cpp-test builds the C++ tests and examples in the same tree, against the same library.
@@ -20,7 +23,7 @@ run: build
 	$(PY) -m torch_uaccel
 
 test: build
-	$(PY) -m pytest -q $(PYTEST_ARGS)
+	$(PY) -m $(PYTEST) $(PYTEST_ARGS)
 
 # Results go to benchmarks/results/ (ignored by git), each stamped with the commit, torch and the CPU.
 bench: build
@@ -113,7 +116,7 @@ wheel-test: wheel
 	mkdir -p $(WHEEL_PATH) && for tool in sh bash env uname cat readelf; do ln -s "$$(command -v $$tool)" $(WHEEL_PATH)/; done
 	mkdir -p $(WHEEL_CWD) && cd $(WHEEL_CWD) && PATH=$(WHEEL_VENV)/bin:$(WHEEL_PATH) UACCEL_EXPECT_INSTALLED=1 sh -c '\
 	  for tool in cc gcc c++ g++ cmake ninja nvcc; do ! command -v $$tool || exit 1; done; \
-	  python -m torch_uaccel --quick && python -m pytest -q -p no:cacheprovider -m "torch_release and not slow" \
+	  python -m torch_uaccel --quick && python -m $(PYTEST) -p no:cacheprovider -m "torch_release and not slow" \
 	    $(abspath tests)'
 
 # The framework as another project uses it: wheel-test's fresh environment (the wheel and the matching
@@ -124,7 +127,7 @@ example-test: wheel-test
 	$(WHEEL_VENV)/bin/pip install -q -r requirements/build.txt
 	cd examples/custom_pointwise && PATH=$(WHEEL_VENV)/bin:$$PATH MAX_JOBS=$(MAX_JOBS) TORCH_CUDA_ARCH_LIST=9.0 \
 	  pip install -q --no-build-isolation . && \
-	  PATH=$(WHEEL_VENV)/bin:$$PATH python -m pytest -q -p no:cacheprovider tests && \
+	  PATH=$(WHEEL_VENV)/bin:$$PATH python -m $(PYTEST) -p no:cacheprovider tests && \
 	  PATH=$(WHEEL_VENV)/bin:$$PATH python tests/bench_myops.py
 
 # The CPU suite against an AddressSanitizer + UndefinedBehaviorSanitizer build of libuaccel (CPU
@@ -140,7 +143,7 @@ sanitize: $(VENV)/.built
 	UACCEL_SANITIZE=1 UACCEL_CPU_ONLY=1 UACCEL_BUILD_DIR=$(BUILD_DIR)-sanitize MAX_JOBS=$(MAX_JOBS) \
 	  $(VENV)/bin/pip install -q --no-build-isolation --no-deps -e .
 	LD_PRELOAD="$(SANITIZER_PRELOAD)" ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  $(PY) -m pytest -q -p no:cacheprovider -k "not compile and not cpp_api" $(PYTEST_ARGS) tests; status=$$?; \
+	  $(PY) -m $(PYTEST) -p no:cacheprovider -k "not compile and not cpp_api" $(PYTEST_ARGS) tests; status=$$?; \
 	UACCEL_BUILD_DIR=$(BUILD_DIR) MAX_JOBS=$(MAX_JOBS) $(VENV)/bin/pip install -q --no-build-isolation --no-deps -e . \
 	  && exit $$status
 
