@@ -85,6 +85,11 @@ template <typename T>
 C10_HOST_DEVICE T reciprocal_estimate(T x) {
   return T(1) / x;
 }
+// Whether float math is evaluated in double lanes (vec_math.h's `widened`): on vectors of float where the
+// instruction set converts cheaply; never for scalars.
+template <typename V>
+inline constexpr bool kWidened = false;
+
 // The same as hi + lo (vec_math.h's has lo; the library's exp rounds once, so lo is 0 here).
 template <typename T>
 C10_HOST_DEVICE T exp_nonpositive(T x, T& lo) {

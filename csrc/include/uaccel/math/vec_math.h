@@ -75,6 +75,13 @@ struct ExpTraits<double> {
                                                 inverse_factorial(11), inverse_factorial(12), inverse_factorial(13)};
 };
 
+// Double's steps and range to float's accuracy, for float math evaluated in double (GELU's Phi): q(t) a
+// degree-4 minimax fit (Lawson's algorithm, as float's), relative error 3.1e-9, a twentieth of float's ulp.
+struct ExpTraitsFloatInDouble : ExpTraits<double> {
+  static constexpr std::array<double, 5> kQ = {
+      0x1.fffffb9afd167p-2, 0x1.55549167a2c56p-3, 0x1.5558f1238e8e9p-5, 0x1.1239d3c1f70fdp-7, 0x1.6a244a9e3b5b7p-10};
+};
+
 // bits << k in every lane, k a constant: an immediate shift, so no register holds the count.
 template <int k, typename I>
 at::vec::Vectorized<I> shift_left(at::vec::Vectorized<I> bits) {
@@ -98,10 +105,9 @@ at::vec::Vectorized<I> shift_left(at::vec::Vectorized<I> bits) {
 // x = n ln2 + t for x in [Traits::kExpVanishes, 0] (or NaN, which stays NaN in e^t - 1): returns
 // reconstruct(2^n, e^t - 1). A callback, not a returned pair: GCC kept a dead copy of a returned
 // struct of vectors on the stack, one store more per vector.
-template <typename T, bool kOneStep, typename Reconstruct>
+template <typename T, bool kOneStep, typename Traits = ExpTraits<T>, typename Reconstruct>
 at::vec::Vectorized<T> exp_parts(at::vec::Vectorized<T> x, const Reconstruct& reconstruct) {
   using Vec = at::vec::Vectorized<T>;
-  using Traits = ExpTraits<T>;
   const Vec biased = at::vec::fmadd(x, Vec(Traits::kLog2e), Vec(Traits::kMagic));
   const Vec two_to_n = at::vec::cast<T>(shift_left<Traits::kMantissaBits>(at::vec::cast<typename Traits::Int>(biased)));
   const Vec n = biased - Vec(Traits::kMagic);
@@ -210,6 +216,16 @@ at::vec::Vectorized<T> exp_nonpositive(at::vec::Vectorized<T> x, at::vec::Vector
   });
 }
 
+// exp(x) for double lanes x <= 0 to float's accuracy (NaN stays NaN): 0 from x < -708.4 on, where 2^n
+// leaves the exponent field.
+inline at::vec::Vectorized<double> exp_nonpositive_float_in_double(at::vec::Vectorized<double> x) {
+  using Vec = at::vec::Vectorized<double>;
+  using Traits = detail::ExpTraitsFloatInDouble;
+  return detail::exp_parts<double, false, Traits>(at::vec::clamp_min(x, Vec(Traits::kExpVanishes)), [](Vec s, Vec r) {
+    return at::vec::fmadd(s, r, s);
+  });
+}
+
 // 1/x for normal x to a relative error below 2^-kBits: float's from the instruction set's estimate
 // (AVX-512's rcp14: 2^-14; AVX2's rcp: 1.5 * 2^-12) and Newton's steps, each squaring the error, where
 // a division costs as much as the rest of an activation; double's and the DEFAULT set's by division.
@@ -232,6 +248,18 @@ at::vec::Vectorized<T> reciprocal_to(at::vec::Vectorized<T> x) {
   }
 #endif
   return x.reciprocal();
+}
+
+// 1/x for double lanes to 2^-28 (a sixteenth of float's ulp: float math evaluated in double): AVX-512's
+// rcp14 and a Newton step; elsewhere a division (AVX2's, through a float estimate, measured no faster).
+inline at::vec::Vectorized<double> reciprocal_float_in_double(at::vec::Vectorized<double> x) {
+#if defined(CPU_CAPABILITY_AVX512)
+  using Vec = at::vec::Vectorized<double>;
+  const Vec r = _mm512_rcp14_pd(x);
+  return at::vec::fmadd(r, at::vec::fnmadd(x, r, Vec(1.0)), r);
+#else
+  return x.reciprocal();
+#endif
 }
 
 } // namespace CPU_CAPABILITY
@@ -333,6 +361,38 @@ template <typename T>
 at::vec::Vectorized<T> reciprocal_estimate(at::vec::Vectorized<T> x) {
   return cpu::reciprocal_to<14>(x);
 }
+C10_ALWAYS_INLINE at::vec::Vectorized<double> reciprocal_float_in_double(at::vec::Vectorized<double> x) {
+  return cpu::reciprocal_float_in_double(x);
+}
+C10_ALWAYS_INLINE at::vec::Vectorized<double> exp_nonpositive_float_in_double(at::vec::Vectorized<double> x) {
+  return cpu::exp_nonpositive_float_in_double(x);
+}
+
+// Float math evaluated in double, where float's own roundings would cost more than an op's accuracy
+// allows (GELU's Phi): on AVX2 and AVX-512, f(x) of a float vector's two halves, widened to double, and
+// its N results narrowed, each rounded once. f returns std::array<Vectorized<double>, N>.
+#if defined(CPU_CAPABILITY_AVX512) || defined(CPU_CAPABILITY_AVX2)
+template <size_t N, typename F>
+C10_ALWAYS_INLINE std::array<at::vec::Vectorized<float>, N> widened(at::vec::Vectorized<float> x, const F& f) {
+#if defined(CPU_CAPABILITY_AVX512)
+  const auto low = f(at::vec::Vectorized<double>(_mm512_cvtps_pd(_mm512_castps512_ps256(x))));
+  const auto high = f(at::vec::Vectorized<double>(_mm512_cvtps_pd(_mm512_extractf32x8_ps(x, 1))));
+#else
+  const auto low = f(at::vec::Vectorized<double>(_mm256_cvtps_pd(_mm256_castps256_ps128(x))));
+  const auto high = f(at::vec::Vectorized<double>(_mm256_cvtps_pd(_mm256_extractf128_ps(x, 1))));
+#endif
+  std::array<at::vec::Vectorized<float>, N> narrowed;
+  for (size_t i = 0; i < N; ++i) {
+#if defined(CPU_CAPABILITY_AVX512)
+    narrowed[i] = _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(low[i])), _mm512_cvtpd_ps(high[i]), 1);
+#else
+    narrowed[i] = _mm256_set_m128(_mm256_cvtpd_ps(high[i]), _mm256_cvtpd_ps(low[i]));
+#endif
+  }
+  return narrowed;
+}
+#endif
+
 // Sleef's erfc (1.5 ulp) where the instruction set has it; on the DEFAULT one, scalar_math.h's per lane.
 template <typename T>
 at::vec::Vectorized<T> erfc(at::vec::Vectorized<T> x) {
@@ -344,4 +404,10 @@ at::vec::Vectorized<T> erfc(at::vec::Vectorized<T> x) {
 }
 
 } // namespace CPU_CAPABILITY
+
+#if defined(CPU_CAPABILITY_AVX512) || defined(CPU_CAPABILITY_AVX2)
+template <>
+inline constexpr bool kWidened<at::vec::Vectorized<float>> = true;
+#endif
+
 } // namespace uaccel::math
