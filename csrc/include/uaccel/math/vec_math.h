@@ -394,6 +394,7 @@ C10_ALWAYS_INLINE std::array<at::vec::Vectorized<float>, N> widened(at::vec::Vec
 #endif
 
 // Sleef's erfc (1.5 ulp) where the instruction set has it; on the DEFAULT one, scalar_math.h's per lane.
+// GELU's float vectors on AVX2/AVX-512 take normal_cdf_float_in_double (activation_math.h) instead.
 template <typename T>
 at::vec::Vectorized<T> erfc(at::vec::Vectorized<T> x) {
 #if defined(CPU_CAPABILITY_AVX512) || defined(CPU_CAPABILITY_AVX2)
