@@ -105,9 +105,13 @@ std::vector<std::string> cpu_flags() {
   // libgcc's checks include the OS's support (XSAVE state enabled), not only cpuid's bits.
   __builtin_cpu_init();
   const std::pair<const char*, bool> supported[] = {
-      {"avx2", __builtin_cpu_supports("avx2")},         {"fma", __builtin_cpu_supports("fma")},
-      {"avx512f", __builtin_cpu_supports("avx512f")},   {"avx512bw", __builtin_cpu_supports("avx512bw")},
-      {"avx512vl", __builtin_cpu_supports("avx512vl")}, {"avx512dq", __builtin_cpu_supports("avx512dq")},
+      {"avx2", __builtin_cpu_supports("avx2")},
+      {"fma", __builtin_cpu_supports("fma")},
+      {"avx512f", __builtin_cpu_supports("avx512f")},
+      {"avx512bw", __builtin_cpu_supports("avx512bw")},
+      {"avx512vl", __builtin_cpu_supports("avx512vl")},
+      {"avx512dq", __builtin_cpu_supports("avx512dq")},
+      {"avx512_bf16", __builtin_cpu_supports("avx512bf16")},
   };
   for (const auto& [flag, present] : supported) {
     if (present) {
@@ -128,6 +132,14 @@ const CapabilityChoice& capability() {
     return choice;
   }();
   return chosen;
+}
+
+bool has_avx512_bf16() {
+  static const bool present = [] {
+    const auto flags = cpu_flags();
+    return std::find(flags.begin(), flags.end(), "avx512_bf16") != flags.end();
+  }();
+  return present;
 }
 
 } // namespace uaccel::cpu

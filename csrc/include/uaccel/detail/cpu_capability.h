@@ -35,4 +35,8 @@ std::vector<Capability> runnable_capabilities(const std::vector<std::string>& cp
 // choose_capability(at::get_cpu_capability(), cpu_flags()), computed once per process.
 UACCEL_API const CapabilityChoice& capability();
 
+// Whether this CPU has AVX512_BF16 (AMD Zen 4 on, Intel Cooper Lake and Sapphire Rapids on), whose
+// one instruction narrows two float vectors to bfloat16 (cpu_loops.h); computed once per process.
+UACCEL_API bool has_avx512_bf16();
+
 } // namespace uaccel::cpu

@@ -21,6 +21,7 @@
 #include <type_traits>
 #include <utility>
 
+#include <uaccel/detail/cpu_capability.h>
 #include <uaccel/detail/outputs.h>
 
 namespace uaccel::cpu {
@@ -40,8 +41,11 @@ void store(const R& result, const std::array<scalar_t*, M>& out, int64_t i) {
 }
 
 // Contiguous raw-pointer core in the math type: out_k[i] = op(in_0[i], ..., in_N-1[i]) result k.
+// Flattened, as the contiguous cores below: the op is inlined into its loop, whose constants then stay
+// in registers (GCC's own heuristics called a large op's math out of line: every vector paid a call
+// and reloaded every constant).
 template <typename T, size_t M, typename Op, size_t... I>
-void map_contiguous(
+[[gnu::flatten]] void map_contiguous(
     const std::array<T*, M>& out,
     const std::array<const T*, sizeof...(I)>& in,
     int64_t n,
@@ -92,10 +96,30 @@ inline __m256i round_to_bfloat16_high(__m256 v) {
 }
 #endif
 
-// The inverse of widen<scalar_t>.
-template <typename scalar_t>
+#if defined(CPU_CAPABILITY_AVX512)
+// AVX512_BF16's VCVTNE2PS2BF16: 32 floats rounded to nearest even by one instruction, where at::vec's
+// sequence takes 16; `first` in the low half, at::vec's order. Inline assembly, not the intrinsic: the
+// kernels are compiled without -mavx512bf16, for CPUs that may lack it (has_avx512_bf16() chooses).
+// The instruction flushes subnormal results to zero, so a pair of vectors holding one goes at::vec's way.
+inline at::vec::Vectorized<at::BFloat16> narrow_by_avx512_bf16(__m512 first, __m512 second) {
+  constexpr int kSubnormal = 0x20;  // VFPCLASSPS's category
+  if (_mm512_fpclass_ps_mask(first, kSubnormal) | _mm512_fpclass_ps_mask(second, kSubnormal)) [[unlikely]] {
+    return at::vec::convert_from_float<at::BFloat16>(first, second);
+  }
+  __m512i bits;
+  asm("vcvtne2ps2bf16 %2, %1, %0" : "=v"(bits) : "v"(second), "v"(first));
+  return bits;
+}
+#endif
+
+// The inverse of widen<scalar_t>; kAvx512Bf16: by that instruction (bfloat16 on AVX-512 only).
+template <typename scalar_t, bool kAvx512Bf16 = false>
 at::vec::Vectorized<scalar_t> narrow(at::vec::Vectorized<float> first, at::vec::Vectorized<float> second) {
-#if defined(CPU_CAPABILITY_AVX2)
+#if defined(CPU_CAPABILITY_AVX512)
+  if constexpr (kAvx512Bf16) {
+    return narrow_by_avx512_bf16(first, second);
+  }
+#elif defined(CPU_CAPABILITY_AVX2)
   if constexpr (std::is_same_v<scalar_t, at::BFloat16>) {
     const __m256i even = _mm256_srli_epi32(round_to_bfloat16_high(first), 16);
     return _mm256_blend_epi16(even, round_to_bfloat16_high(second), 0xAA);  // odd 16-bit words from the second
@@ -107,8 +131,8 @@ at::vec::Vectorized<scalar_t> narrow(at::vec::Vectorized<float> first, at::vec::
 // Contiguous core for half types: each vector of scalar_t is widened in registers into two vectors
 // of float, the op runs on both and the results are narrowed on the store, as ATen's own
 // reduced-precision loops do (no pass through a float buffer).
-template <typename scalar_t, size_t M, typename Op, size_t... I>
-void map_contiguous_reduced(
+template <bool kAvx512Bf16, typename scalar_t, size_t M, typename Op, size_t... I>
+[[gnu::flatten]] void map_contiguous_reduced(
     const std::array<scalar_t*, M>& out,
     const std::array<const scalar_t*, sizeof...(I)>& in,
     int64_t n,
@@ -122,7 +146,7 @@ void map_contiguous_reduced(
     const auto first = local_op.vec(std::get<0>(wide[I])...);
     const auto second = local_op.vec(std::get<1>(wide[I])...);
     for (size_t k = 0; k < M; ++k) {
-      narrow<scalar_t>(output_part(first, k), output_part(second, k)).store(out[k] + i);
+      narrow<scalar_t, kAvx512Bf16>(output_part(first, k), output_part(second, k)).store(out[k] + i);
     }
   }
   for (; i < n; ++i) {
@@ -135,7 +159,15 @@ template <typename scalar_t, size_t N, size_t M, typename Op>
 void map_contiguous(
     const std::array<scalar_t*, M>& out, const std::array<const scalar_t*, N>& in, int64_t n, const Op& op) {
   if constexpr (at::is_reduced_floating_point_v<scalar_t>) {
-    map_contiguous_reduced(out, in, n, op, std::make_index_sequence<N>{});
+#if defined(CPU_CAPABILITY_AVX512)
+    if constexpr (std::is_same_v<scalar_t, at::BFloat16>) {
+      if (has_avx512_bf16()) {
+        map_contiguous_reduced<true>(out, in, n, op, std::make_index_sequence<N>{});
+        return;
+      }
+    }
+#endif
+    map_contiguous_reduced<false>(out, in, n, op, std::make_index_sequence<N>{});
   } else {
     map_contiguous(out, in, n, op, std::make_index_sequence<N>{});
   }
