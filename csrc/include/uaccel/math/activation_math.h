@@ -132,10 +132,32 @@ UACCEL_ACTIVATION V exp_neg_abs(V v, V v_lo, V& e_lo) {
 
 // The activations, each with its derivative (and its value again, where a backward needs both).
 
-// SiLU, x * sigmoid(x), to 2 ulp (exp's error and one rounding: 1.69 ulp measured in float32).
+// SiLU as x / (1 + e) for e = exp(-x), where kSiluAsQuotient<V>: the numerator exact, the sum's rounding
+// error (two-sum, larger term first) and the quotient's residual in one correction, so the result is
+// off by e's own error and one rounding. x is clamped to where e is finite and 1 / (1 + e) normal; below
+// -87.3 (exp(x) subnormal) the result is flushed to 0 and the special values are fixed at the end.
+#if defined(CPU_CAPABILITY_AVX512)
+template <typename V>
+UACCEL_ACTIVATION V silu_as_quotient(V x) {
+  constexpr float kFlushBelow = -87.3f;
+  const V e = exp_in_range(neg(clamp(x, V(kFlushBelow), V(88.0f))));
+  const V one(1.0f), den = one + e;
+  const V den_lo = (at::vec::clamp_min(e, one) - den) + at::vec::clamp_max(e, one);
+  const V inv = reciprocal_estimate(den), q = x * inv;
+  const V residual = fnma(q, den_lo, fnma(q, den, x));
+  return with_silu_special_values(fma(residual, inv, q), x, kFlushBelow);
+}
+#endif
+
+// SiLU, x * sigmoid(x), to 2 ulp (exp's error and one rounding: 1.69 ulp measured in float32; as a
+// quotient, 1.78).
 template <typename T, typename V>
 UACCEL_ACTIVATION V silu(V x) {
-  return times_sigmoid<T, false>(x, exp_nonpositive(neg_abs(x)), V(T(0)));
+  if constexpr (kSiluAsQuotient<V>) {
+    return silu_as_quotient(x);
+  } else {
+    return times_sigmoid<T, false>(x, exp_nonpositive(neg_abs(x)), V(T(0)));
+  }
 }
 
 // g s (1 + x (1 - s)), s = sigmoid(x), and g x s: s and 1 - s from one division, 1 - s without

@@ -89,6 +89,10 @@ C10_HOST_DEVICE T reciprocal_estimate(T x) {
 // instruction set converts cheaply; never for scalars.
 template <typename V>
 inline constexpr bool kWidened = false;
+// Whether SiLU is x / (1 + e^-x) with its special values fixed up at the end (activation_math.h's
+// silu_as_quotient): on AVX-512's float vectors, which fix them in one instruction.
+template <typename V>
+inline constexpr bool kSiluAsQuotient = false;
 
 // The same as hi + lo (vec_math.h's has lo; the library's exp rounds once, so lo is 0 here).
 template <typename T>

@@ -194,14 +194,18 @@ at::vec::Vectorized<T> scaled_exp_nonpositive(at::vec::Vectorized<T> x, at::vec:
   });
 }
 
+// exp(x) for x from Traits::kExpVanishes up to where 2^n stays finite (float: 88.0; NaN stays NaN).
+template <typename T>
+at::vec::Vectorized<T> exp_in_range(at::vec::Vectorized<T> x) {
+  using Vec = at::vec::Vectorized<T>;
+  return detail::exp_parts<T, false>(x, [](Vec s, Vec r) { return at::vec::fmadd(s, r, s); });
+}
+
 // exp(x) for x <= 0 (NaN stays NaN): scaled_exp_nonpositive's clamp, so 0 from x < -87.68 on (float;
 // double: -708.75); above, down to -87.34, the result may be subnormal, as exp(x) is.
 template <typename T>
 at::vec::Vectorized<T> exp_nonpositive(at::vec::Vectorized<T> x) {
-  using Vec = at::vec::Vectorized<T>;
-  return detail::exp_parts<T, false>(at::vec::clamp_min(x, Vec(detail::ExpTraits<T>::kExpVanishes)), [](Vec s, Vec r) {
-    return at::vec::fmadd(s, r, s);
-  });
+  return exp_in_range(at::vec::clamp_min(x, at::vec::Vectorized<T>(detail::ExpTraits<T>::kExpVanishes)));
 }
 
 // The same as hi + lo, lo being hi's rounding error (2^n (1 + r) = hi + lo; 2^n - hi is exact, the two
@@ -334,6 +338,22 @@ at::vec::Vectorized<T> exp_nonpositive(at::vec::Vectorized<T> x, at::vec::Vector
   return cpu::exp_nonpositive(x, lo);
 }
 template <typename T>
+at::vec::Vectorized<T> exp_in_range(at::vec::Vectorized<T> x) {
+  return cpu::exp_in_range(x);
+}
+#if defined(CPU_CAPABILITY_AVX512)
+// y where x >= flush_below, else 0; then x's special values by one VFIXUPIMMPS: +-0 and +inf give x,
+// -inf and NaN a NaN (SiLU's, activation_math.h's silu_as_quotient).
+C10_ALWAYS_INLINE at::vec::Vectorized<float> with_silu_special_values(
+    at::vec::Vectorized<float> y, at::vec::Vectorized<float> x, float flush_below) {
+  // One response nibble per class of x: QNaN, SNaN -> QNaN(x); 0 -> x; 1, negative, positive -> y;
+  // -inf -> the default NaN; +inf -> x.
+  constexpr int kResponses = 0x00130122;
+  const __m512 flushed = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, _mm512_set1_ps(flush_below), _CMP_GE_OQ), y);
+  return _mm512_fixupimm_ps(flushed, x, _mm512_set1_epi32(kResponses), 0);
+}
+#endif
+template <typename T>
 at::vec::Vectorized<T> fma(at::vec::Vectorized<T> a, at::vec::Vectorized<T> b, at::vec::Vectorized<T> c) {
   return cpu::fma(a, b, c);
 }
@@ -409,6 +429,10 @@ at::vec::Vectorized<T> erfc(at::vec::Vectorized<T> x) {
 #if defined(CPU_CAPABILITY_AVX512) || defined(CPU_CAPABILITY_AVX2)
 template <>
 inline constexpr bool kWidened<at::vec::Vectorized<float>> = true;
+#endif
+#if defined(CPU_CAPABILITY_AVX512)
+template <>
+inline constexpr bool kSiluAsQuotient<at::vec::Vectorized<float>> = true;
 #endif
 
 } // namespace uaccel::math
