@@ -33,6 +33,16 @@ namespace detail {
 // of one row lies the next one's start. Prefetching past an input's end is harmless (no fault).
 constexpr int64_t kPrefetchBytes = 4096;
 
+// On the contiguous cores: the op inlined into its loop, whose constants then stay in registers (GCC's
+// own heuristics called a large op's math out of line: every vector paid a call and reloaded every
+// constant). Not on the DEFAULT set, whose vectors are loops over arrays, nor under AddressSanitizer,
+// whose instrumented code flattened is too slow to compile.
+#if (defined(CPU_CAPABILITY_AVX512) || defined(CPU_CAPABILITY_AVX2)) && !defined(__SANITIZE_ADDRESS__)
+#define UACCEL_OP_INLINED_INTO_LOOP [[gnu::flatten]]
+#else
+#define UACCEL_OP_INLINED_INTO_LOOP
+#endif
+
 // Stores result k of a functor (one value, or Outputs) to out[k], as scalar_t.
 template <size_t M, typename R, typename scalar_t>
 void store(const R& result, const std::array<scalar_t*, M>& out, int64_t i) {
@@ -46,11 +56,8 @@ void store(const R& result, const std::array<scalar_t*, M>& out, int64_t i) {
 }
 
 // Contiguous raw-pointer core in the math type: out_k[i] = op(in_0[i], ..., in_N-1[i]) result k.
-// Flattened, as the contiguous cores below: the op is inlined into its loop, whose constants then stay
-// in registers (GCC's own heuristics called a large op's math out of line: every vector paid a call
-// and reloaded every constant).
 template <typename T, size_t M, typename Op, size_t... I>
-[[gnu::flatten]] void map_contiguous(
+UACCEL_OP_INLINED_INTO_LOOP void map_contiguous(
     const std::array<T*, M>& out,
     const std::array<const T*, sizeof...(I)>& in,
     int64_t n,
@@ -138,7 +145,7 @@ at::vec::Vectorized<scalar_t> narrow(at::vec::Vectorized<float> first, at::vec::
 // of float, the op runs on both and the results are narrowed on the store, as ATen's own
 // reduced-precision loops do (no pass through a float buffer).
 template <bool kAvx512Bf16, typename scalar_t, size_t M, typename Op, size_t... I>
-[[gnu::flatten]] void map_contiguous_reduced(
+UACCEL_OP_INLINED_INTO_LOOP void map_contiguous_reduced(
     const std::array<scalar_t*, M>& out,
     const std::array<const scalar_t*, sizeof...(I)>& in,
     int64_t n,
