@@ -14,6 +14,9 @@
 #ifdef CPU_CAPABILITY
 #include <uaccel/math/vec_math.h>
 #endif
+#if defined(CPU_CAPABILITY_AVX512)
+#include <uaccel/math/normal_cdf_table.h>
+#endif
 
 // Inlined into the kernels' loops, whose constants then stay in registers from one vector to the next.
 #define UACCEL_ACTIVATION C10_HOST_DEVICE C10_ALWAYS_INLINE
@@ -172,15 +175,80 @@ UACCEL_ACTIVATION V silu_derivative(V g, V x, V& value) {
   return gs * (V(T(1)) + x * one_minus_s);
 }
 
-// GELU, x Phi(x). Float vectors: in double, rounded once (0.63 ulp measured). Otherwise x/2 (tail +
+// GELU for float vectors by table, where kGeluByTable and every lane is at least kGeluByTableFrom:
+// Phi(-a) for a = |x| from normal_cdf_table.h's polynomial for a's interval (each coefficient one lookup),
+// returned as hi + lo; then x Phi(x) = -t where x's sign bit is set and a - t elsewhere, t = a Phi(-a)
+// rounded once (t <= 0.17 a: no cancellation), so the result is off by about one rounding. Past a = 5.9,
+// t < 1.1e-8 leaves a unchanged: a is clamped there (+inf gives inf). Below kGeluByTableFrom, where the
+// fits' relative error grows, and for NaN, the widened path, out of line (so the loop keeps the table in
+// registers).
+inline constexpr float kGeluByTableFrom = -4.5f;
+#if defined(CPU_CAPABILITY_AVX512)
+template <typename V>
+UACCEL_ACTIVATION V lower_tail_by_table(V clamped, V& lo) {
+  constexpr float kMagic = 0x1.8p23f;  // adding it rounds to an integer k, left in the low bits
+  const V biased = fma(clamped, V(1.0f / kNormalCdfWidth), V(kMagic));
+  const V d = fma(biased - V(kMagic), V(-kNormalCdfWidth), clamped);  // exact: k w has 7 significant bits
+  V inner = lookup(kNormalCdfTable[7], biased);
+  for (int j = 6; j >= 2; --j) {
+    inner = fma(inner, d, lookup(kNormalCdfTable[j], biased));
+  }
+  lo = fma(d, inner, lookup(kNormalCdfTable[1], biased));
+  return lookup(kNormalCdfTable[0], biased);
+}
+
+template <typename V>
+UACCEL_ACTIVATION V gelu_by_table(V x, V& cdf) {
+  const V a = neg(neg_abs(x)), clamped = at::vec::clamp_max(a, V(5.9f));
+  V lo;
+  const V hi = lower_tail_by_table(clamped, lo);
+  const V tail = fma(clamped, hi, clamped * lo);
+  const auto negative = sign_bit_set(x);
+  const V lower = hi + lo;
+  cdf = select(negative, lower, V(1.0f) - lower);
+  return select(negative, neg(tail), a - tail);
+}
+
+// GELU's derivative, Phi(x) + x phi(x), from the table's Phi and phi(x) = exp(-x^2 / 2) / sqrt(2 pi),
+// the constant folded into exp's scaling by 2^n, x^2's rounding error carried (exp(-(s + s_lo) / 2) =
+// exp(-s / 2) (1 - s_lo / 2)).
+template <typename V>
+UACCEL_ACTIVATION V gelu_derivative_by_table(V x, V& value) {
+  V cdf;
+  value = gelu_by_table(x, cdf);
+  const V square = x * x, half_square_lo = fms(x, x, square) * V(-0.5f);
+  const V density = cpu::scaled_exp_nonpositive(square * V(-0.5f), V(static_cast<float>(kRsqrt2Pi)));
+  return fma(x, fma(density, half_square_lo, density), cdf);
+}
+#endif
+
+// GELU's float vectors in double, rounded once (0.63 ulp measured): {x Phi(x)} and {Phi(x) + x phi(x),
+// x Phi(x)}.
+template <typename V>
+std::array<V, 1> gelu_widened(V x) {
+  return widened<1>(x, [](auto x) {
+    decltype(x) gaussian;
+    return std::array{x * normal_cdf_float_in_double(x, gaussian)};
+  });
+}
+template <typename V>
+std::array<V, 2> gelu_derivative_widened(V x) {
+  return widened<2>(x, [](auto x) {
+    decltype(x) gaussian;
+    const auto cdf = normal_cdf_float_in_double(x, gaussian);
+    return std::array{fma(x * decltype(x)(kRsqrt2Pi), gaussian, cdf), x * cdf};
+  });
+}
+
+// GELU, x Phi(x). Float vectors: by table where kGeluByTable, else widened. Otherwise x/2 (tail +
 // correction): one rounding after erfc's (fma), so float32 is within 2 ulp.
 template <typename T, typename V>
 UACCEL_ACTIVATION V gelu(V x) {
-  if constexpr (kWidened<V>) {
-    return widened<1>(x, [](auto x) {
-      decltype(x) gaussian;
-      return std::array{x * normal_cdf_float_in_double(x, gaussian)};
-    })[0];
+  if constexpr (kGeluByTable<V>) {
+    V cdf;
+    return C10_LIKELY(all_at_least(x, kGeluByTableFrom)) ? gelu_by_table(x, cdf) : off_table(gelu_widened<V>, x)[0];
+  } else if constexpr (kWidened<V>) {
+    return gelu_widened(x)[0];
   } else {
     V tail, gaussian;
     const V correction = erfc_parts<T>(x, tail, gaussian);
@@ -192,12 +260,14 @@ UACCEL_ACTIVATION V gelu(V x) {
 // Phi(x) + x phi(x), phi(x) = exp(-x^2 / 2) / sqrt(2 pi). +-inf give NaN (inf * 0), as in ATen.
 template <typename T, typename V>
 UACCEL_ACTIVATION V gelu_derivative(V x, V& value) {
-  if constexpr (kWidened<V>) {
-    const auto [derivative, gelu] = widened<2>(x, [](auto x) {
-      decltype(x) gaussian;
-      const auto cdf = normal_cdf_float_in_double(x, gaussian);
-      return std::array{fma(x * decltype(x)(kRsqrt2Pi), gaussian, cdf), x * cdf};
-    });
+  if constexpr (kGeluByTable<V> || kWidened<V>) {
+    if constexpr (kGeluByTable<V>) {
+      if (C10_LIKELY(all_at_least(x, kGeluByTableFrom))) {
+        return gelu_derivative_by_table(x, value);
+      }
+    }
+    const auto [derivative, gelu] =
+        kGeluByTable<V> ? off_table(gelu_derivative_widened<V>, x) : gelu_derivative_widened(x);
     value = gelu;
     return derivative;
   } else {

@@ -93,6 +93,10 @@ inline constexpr bool kWidened = false;
 // silu_as_quotient): on AVX-512's float vectors, which fix them in one instruction.
 template <typename V>
 inline constexpr bool kSiluAsQuotient = false;
+// Whether GELU ('none') looks Phi up in normal_cdf_table.h's polynomials (activation_math.h's
+// gelu_by_table): on AVX-512's float vectors, which pick a coefficient out of 32 in one instruction.
+template <typename V>
+inline constexpr bool kGeluByTable = false;
 
 // The same as hi + lo (vec_math.h's has lo; the library's exp rounds once, so lo is 0 here).
 template <typename T>

@@ -341,6 +341,11 @@ template <typename T>
 at::vec::Vectorized<T> exp_in_range(at::vec::Vectorized<T> x) {
   return cpu::exp_in_range(x);
 }
+// f(x), called out of line: a rare path kept out of a loop that holds a table in registers.
+template <typename F>
+[[gnu::noinline, gnu::cold]] auto off_table(const F& f, at::vec::Vectorized<float> x) {
+  return f(x);
+}
 #if defined(CPU_CAPABILITY_AVX512)
 // y where x >= flush_below, else 0; then x's special values by one VFIXUPIMMPS: +-0 and +inf give x,
 // -inf and NaN a NaN (SiLU's, activation_math.h's silu_as_quotient).
@@ -351,6 +356,19 @@ C10_ALWAYS_INLINE at::vec::Vectorized<float> with_silu_special_values(
   constexpr int kResponses = 0x00130122;
   const __m512 flushed = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, _mm512_set1_ps(flush_below), _CMP_GE_OQ), y);
   return _mm512_fixupimm_ps(flushed, x, _mm512_set1_epi32(kResponses), 0);
+}
+// The lanes whose sign bit is set (-0 among them).
+C10_ALWAYS_INLINE LaneMask<float> sign_bit_set(at::vec::Vectorized<float> x) {
+  return {_mm512_movepi32_mask(_mm512_castps_si512(x))};
+}
+// Whether every lane is at least `bound` (none is NaN).
+C10_ALWAYS_INLINE bool all_at_least(at::vec::Vectorized<float> x, float bound) {
+  return _mm512_cmp_ps_mask(x, _mm512_set1_ps(bound), _CMP_GE_OQ) == 0xFFFF;
+}
+// table[index % 32] in every lane, index the low bits of `bits`'s lanes: a table of 32 floats in two
+// registers, one VPERMT2PS.
+C10_ALWAYS_INLINE at::vec::Vectorized<float> lookup(const float (&table)[32], at::vec::Vectorized<float> bits) {
+  return _mm512_permutex2var_ps(_mm512_load_ps(table), _mm512_castps_si512(bits), _mm512_load_ps(table + 16));
 }
 #endif
 template <typename T>
@@ -433,6 +451,8 @@ inline constexpr bool kWidened<at::vec::Vectorized<float>> = true;
 #if defined(CPU_CAPABILITY_AVX512)
 template <>
 inline constexpr bool kSiluAsQuotient<at::vec::Vectorized<float>> = true;
+template <>
+inline constexpr bool kGeluByTable<at::vec::Vectorized<float>> = true;
 #endif
 
 } // namespace uaccel::math

@@ -1,0 +1,70 @@
+#pragma once
+// Written by tools/fit_normal_cdf_table.py; do not edit. Phi(-a), the standard normal distribution's
+// lower tail, for 0 <= a <= 31.5 w (w = 0.1875): in interval k (a = k w + d, |d| <= w/2) the
+// polynomial sum_j kNormalCdfTable[j][k] d^j, its constant term split in two floats (rows 0 and 1).
+// Relative minimax fits of degree 6; row j >= 2 holds d^(j-1)'s coefficient.
+
+namespace uaccel::math {
+
+inline constexpr int kNormalCdfIntervals = 32;
+inline constexpr float kNormalCdfWidth = 0.1875f;
+alignas(64) inline constexpr float kNormalCdfTable[8][32] = {
+    // constant's high part
+    {0x1p-1f,         0x1.b3d97cp-2f,  0x1.6a527ap-2f,  0x1.25c5e4p-2f,  0x1.d022p-3f,    0x1.64dd8ep-3f,
+     0x1.0ad7dap-3f,  0x1.83cab6p-4f,  0x1.11a46ep-4f,  0x1.76d04ep-5f,  0x1.f20394p-6f,  0x1.40cccep-6f,
+     0x1.90925p-7f,   0x1.e49cecp-8f,  0x1.1bee6cp-8f,  0x1.42297ap-9f,  0x1.61de2p-10f,  0x1.7832e6p-11f,
+     0x1.8301bep-12f, 0x1.812f0ep-13f, 0x1.72d956p-14f, 0x1.595676p-15f, 0x1.36feaep-16f, 0x1.0ed0e2p-17f,
+     0x1.c80728p-19f, 0x1.733238p-20f, 0x1.24149ap-21f, 0x1.bc4ed8p-23f, 0x1.46a16cp-24f, 0x1.d02498p-26f,
+     0x1.3eb346p-27f, 0x1.a6f212p-29f},
+    // constant's low part
+    {0x1.0cp-46f,      -0x1.b49884p-27f, -0x1.fc3014p-27f, -0x1.e25e76p-29f, 0x1.5ad16ep-29f,  0x1.4d50b8p-28f,
+     0x1.f38be2p-32f,  0x1.0031fap-30f,  -0x1.da6716p-30f, 0x1.713122p-31f,  0x1.d97d48p-31f,  -0x1.fe76d4p-32f,
+     -0x1.bc6f0ep-32f, -0x1.2b5bb2p-34f, 0x1.f307bcp-38f,  0x1.500352p-35f,  -0x1.9f03bcp-36f, -0x1.4e7254p-36f,
+     0x1.02b594p-38f,  0x1.2f45acp-39f,  0x1.30565p-40f,   -0x1.dc609p-42f,  0x1.a061fep-41f,  -0x1.5148fap-44f,
+     0x1.ceabdcp-44f,  0x1.0963bap-45f,  -0x1.6600eep-49f, 0x1.b5ab08p-48f,  0x1.f15c38p-49f,  0x1.493fc8p-52f,
+     -0x1.3db9c4p-52f, 0x1.4e332p-54f},
+    // d^1
+    {-0x1.988454p-2f,  -0x1.91661p-2f,   -0x1.7cc794p-2f,  -0x1.5cbdcp-2f,   -0x1.345d5ep-2f,  -0x1.073e62p-2f,
+     -0x1.b1ec62p-3f,  -0x1.594762p-3f,  -0x1.094086p-3f,  -0x1.8977c8p-4f,  -0x1.19bfa4p-4f,  -0x1.858fbcp-5f,
+     -0x1.0402ep-5f,   -0x1.4f18bcp-6f,  -0x1.a0f22cp-7f,  -0x1.f4dda6p-8f,  -0x1.227214p-8f,  -0x1.4536f2p-9f,
+     -0x1.5f90f6p-10f, -0x1.6eec8cp-11f, -0x1.71b92ep-12f, -0x1.67aca4p-13f, -0x1.51cfa6p-14f, -0x1.3251p-15f,
+     -0x1.0c29a6p-16f, -0x1.c54d7ep-18f, -0x1.71e57ap-19f, -0x1.2368d6p-20f, -0x1.bb4a9p-22f,  -0x1.4584e4p-23f,
+     -0x1.cd8eaap-25f, -0x1.3beb6cp-26f},
+    // d^2
+    {0x1.bf327p-20f,  0x1.2d0c8cp-5f,  0x1.1d95acp-4f,  0x1.885576p-4f,  0x1.ce8c0ap-4f,  0x1.ed94f8p-4f,
+     0x1.e829eep-4f,  0x1.c52dbp-4f,   0x1.8de0cap-4f,  0x1.4bfd1p-4f,   0x1.0823aap-4f,  0x1.91bc38p-5f,
+     0x1.24833cp-5f,  0x1.986626p-6f,  0x1.119eeep-6f,  0x1.602bd8p-7f,  0x1.b3ab1ep-8f,  0x1.0327c8p-8f,
+     0x1.28a24ep-9f,  0x1.46caacp-10f, 0x1.5a9d9ap-11f, 0x1.620dfp-12f,  0x1.5c5e2p-13f,  0x1.4a3f52p-14f,
+     0x1.2daed6p-15f, 0x1.099b62p-16f, 0x1.c2cf9ep-18f, 0x1.70d09ep-19f, 0x1.22e8dcp-20f, 0x1.ba8082p-22f,
+     0x1.44882ep-23f, 0x1.cb11dcp-25f},
+    // d^3
+    {0x1.1004a4p-4f,   0x1.0231c2p-4f,   0x1.b442aep-5f,   0x1.3dd7dcp-5f,   0x1.67a782p-6f,   0x1.5412f2p-8f,
+     -0x1.335cdp-7f,   -0x1.4cb322p-6f,  -0x1.ba0e38p-6f,  -0x1.e4aefcp-6f,  -0x1.d87f54p-6f,  -0x1.a68b9ep-6f,
+     -0x1.6018acp-6f,  -0x1.13f848p-6f,  -0x1.995854p-7f,  -0x1.206c0ap-7f,  -0x1.8342dp-8f,   -0x1.f0827ap-9f,
+     -0x1.306b38p-9f,  -0x1.657ce4p-10f, -0x1.927616p-11f, -0x1.b2b94ep-12f, -0x1.c2da44p-13f, -0x1.c1322cp-14f,
+     -0x1.ae2c0cp-15f, -0x1.8c1d7ep-16f, -0x1.5eddp-17f,   -0x1.2b094ep-18f, -0x1.ea9b22p-20f, -0x1.83704ep-21f,
+     -0x1.269e9ap-22f, -0x1.af896ap-24f},
+    // d^4
+    {0x1.b5007cp-10f, -0x1.298806p-7f, -0x1.1018fp-6f,  -0x1.5ee57cp-6f,  -0x1.77b15cp-6f, -0x1.5cfdf8p-6f,
+     -0x1.1a36fcp-6f, -0x1.81de2ep-7f, -0x1.8e176cp-8f, -0x1.0d180ap-10f, 0x1.6af23ap-9f,  0x1.4ff826p-8f,
+     0x1.92305p-8f,   0x1.905f0ep-8f,  0x1.62d484p-8f,  0x1.20355ep-8f,   0x1.b3ab0ep-9f,  0x1.3549b4p-9f,
+     0x1.9ed9d4p-10f, 0x1.07ed04p-10f, 0x1.3f8c6ap-11f, 0x1.70eedap-12f,  0x1.96e5a2p-13f, 0x1.ad3fap-14f,
+     0x1.b1afb6p-15f, 0x1.a3f3ap-16f,  0x1.8613eap-17f, 0x1.5bc4aap-18f,  0x1.29c2e4p-19f, 0x1.e9e1eep-21f,
+     0x1.8357ecp-22f, 0x1.267b3ap-23f},
+    // d^5
+    {-0x1.a723f8p-6f,  -0x1.2c74b2p-7f,  -0x1.96d2f4p-8f,  -0x1.a2ef0cp-9f,  0x1.701686p-11f,  0x1.9ba018p-9f,
+     0x1.59b1d6p-8f,   0x1.94ee12p-8f,   0x1.7550dp-8f,    0x1.40d2d6p-8f,   0x1.a1c88ap-9f,   0x1.def932p-10f,
+     0x1.dac75cp-12f,  -0x1.f2999ep-12f, -0x1.fb5d38p-11f, -0x1.2dc9a6p-10f, -0x1.222c2ap-10f, -0x1.e82bdcp-11f,
+     -0x1.78708cp-11f, -0x1.0d05eap-11f, -0x1.66882cp-12f, -0x1.c329bep-13f, -0x1.0cab86p-13f, -0x1.303492p-14f,
+     -0x1.470a56p-15f, -0x1.4ff382p-16f, -0x1.497cecp-17f, -0x1.3533fap-18f, -0x1.15a6a6p-19f, -0x1.de215ep-21f,
+     -0x1.8ab38cp-22f, -0x1.38b602p-23f},
+    // d^6
+    {0x1.cceb92p-5f,   0x1.9121dap-10f,  0x1.12551ep-9f,   0x1.78b7eep-9f,   0x1.334688p-9f,   0x1.3cae9ap-9f,
+     0x1.50a10cp-10f,  0x1.fc1092p-14f,  -0x1.7ce576p-12f, -0x1.766478p-10f, -0x1.3ec474p-10f, -0x1.81d756p-10f,
+     -0x1.fa99a8p-11f, -0x1.261d2ap-11f, -0x1.1fdf6ep-12f, -0x1.af3ae4p-15f, 0x1.d043dep-14f,  0x1.5eea1ep-13f,
+     0x1.847f92p-13f,  0x1.62eb44p-13f,  0x1.11835ep-13f,  0x1.8714cap-14f,  0x1.0214e6p-14f,  0x1.434c1ap-15f,
+     0x1.72f288p-16f,  0x1.99e94ap-17f,  0x1.aad90ap-18f,  0x1.a7fe6ap-19f,  0x1.8f907ep-20f,  0x1.697018p-21f,
+     0x1.38247ep-22f,  0x1.02250cp-23f},
+};
+
+} // namespace uaccel::math
