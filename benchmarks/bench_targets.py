@@ -120,6 +120,8 @@ def main():
             gate_, up_ = x.clone().requires_grad_(), up.clone().requires_grad_()
             times["silu_mul fwd+bwd"] = best_of(training, silu_mul, gate_, up_, g, repeat=r)
             times["unfused silu fwd+bwd"] = best_of(training, unfused_silu, gate_, up_, g, repeat=r)
+            times["gelu_mul fwd+bwd"] = best_of(training, gelu_mul, gate_, up_, g, repeat=r)
+            times["unfused gelu fwd+bwd"] = best_of(training, unfused_gelu, gate_, up_, g, repeat=r)
             forward[dtype] = times["elu"][0]
             name = str(dtype).removeprefix("torch.")
             print(f"\n2^{log2} {name}: ns/element, cycles/element, ratio to its roof (spread between runs)")
@@ -145,6 +147,7 @@ def main():
                 "silu_mul": ("F.silu(gate) * up", 1.5),
                 "gelu_mul": ("F.gelu(gate) * up", 1.5),
                 "silu_mul fwd+bwd": ("unfused silu fwd+bwd", 1.5),
+                "gelu_mul fwd+bwd": ("unfused gelu fwd+bwd", 1.5),
             }
             print(
                 "  speedups: "
@@ -176,6 +179,10 @@ def main():
                     "silu_mul fwd+bwd": (
                         best_of(training, silu_mul, gate_, up_, g, repeat=r),
                         best_of(training, unfused_silu, gate_, up_, g, repeat=r),
+                    ),
+                    "gelu_mul fwd+bwd": (
+                        best_of(training, gelu_mul, gate_, up_, g, repeat=r),
+                        best_of(training, unfused_gelu, gate_, up_, g, repeat=r),
                     ),
                 }
                 name = str(dtype).removeprefix("torch.")

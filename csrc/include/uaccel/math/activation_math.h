@@ -72,14 +72,17 @@ UACCEL_ACTIVATION V times_sigmoid(V x, V e, V e_lo) {
 // Phi(x), the standard normal distribution, as erfc(z) / 2 for z = -x / sqrt(2), in two parts: `tail`
 // = erfc(z_hi) and the returned correction for z_lo, z = z_hi + z_lo (erfc's slope, -2 / sqrt(pi)
 // exp(-z^2), times z_lo: z_hi's rounding would cost 2 z^2 ulps at the tail's end, 200 at z = 10);
-// and in `gaussian`, exp(-x^2 / 2). Phi(x) = (tail + correction) / 2.
+// and in `gaussian`, exp(-x^2 / 2) = exp(-z^2), z^2's rounding error and z_lo's share carried (as a
+// factor 1 - square_lo). Phi(x) = (tail + correction) / 2.
 template <typename T, typename V>
 UACCEL_ACTIVATION V erfc_parts(V x, V& tail, V& gaussian) {
   using C = ActivationConstants<T>;
   const V clamped = clamp_to_limit<T>(x);  // no inf - inf in z_lo
   const V z = clamped * V(-C::kRsqrt2Hi);
   const V z_lo = fms(clamped, V(-C::kRsqrt2Hi), z) - clamped * V(C::kRsqrt2Lo);
-  gaussian = exp_nonpositive(neg(z * z));
+  const V square = z * z, square_lo = fma(z + z, z_lo, fms(z, z, square));  // z^2 = square + square_lo
+  const V e = exp_nonpositive(neg(square));
+  gaussian = fnma(e, square_lo, e);
   tail = erfc(z);
   return V(T(-kTwoOverSqrtPi)) * gaussian * z_lo;
 }
