@@ -46,15 +46,29 @@ def test_backward_exp_within_2_ulp_where_normal(dtype):
     assert (grad[~normal] <= torch.finfo(dtype).smallest_normal).all()
 
 
-def test_float32_silu_within_2_ulp_where_normal():
+def _with_a_tail_lane_per_vector(x: torch.Tensor, tail_value: float) -> torch.Tensor:
+    """x with one lane in every 16 (a vector of 16 floats, aligned) replaced by tail_value: on AVX-512 each
+    vector then leaves its activation's table (csrc/include/uaccel/math/activation_math.h: GELU's below
+    kGeluByTableFrom = -4.5, SiLU's beyond |x| = kSiluByTableTo = 15.5) for the path out of line."""
+    mixed = x.clone()
+    mixed[::16] = tail_value
+    return mixed
+
+
+@pytest.mark.parametrize("path", ["sorted", "quotient"])
+def test_float32_silu_within_2_ulp_where_normal(path):
     """SiLU's contract (csrc/ops/silu.h): float32 within 2 ulp of float64 wherever the result is
     normal, on every step-th bit pattern of [-104, 104] (both signs, every binade down to subnormals),
     through the vector loop and its scalar tail alike; below x = -87.3, where exp(x) leaves the normal
-    floats, the result may be flushed to 0 (|silu(x)| < 1.1e-36 there), as F.silu's kernel does."""
+    floats, the result may be flushed to 0 (|silu(x)| < 1.1e-36 there), as F.silu's kernel does.
+    Sorted, AVX-512 takes sigmoid from a table of polynomials for every vector within |x| <= 15.5; with
+    a lane of every vector beyond, the whole sweep takes the quotient x / (1 + exp(-x))."""
     largest = torch.tensor(104.0).view(torch.int32).item()
     patterns = torch.arange(0, largest, 1021, dtype=torch.int32)
     positive = patterns.view(torch.float32)
     x = torch.cat([positive, -positive])
+    if path == "quotient":
+        x = _with_a_tail_lane_per_vector(x, 20.0)
     ours, reference = torch.ops.uaccel.silu(x), torch.nn.functional.silu(x.double())
     flushed = x < -87.3
     normal = (reference.abs() >= torch.finfo(torch.float32).smallest_normal) & ~flushed
@@ -100,15 +114,6 @@ def test_float32_gelu_within_2_ulp_where_normal(approximate):
         assert ((ours[tail].double() - reference[tail]).abs() <= 8 * subnormal_spacing * x[tail].abs()).all()
     else:
         assert ((ours[tail] == 0) | (ulp_error(ours, reference)[tail] <= 2)).all()
-
-
-def _with_a_tail_lane_per_vector(x: torch.Tensor, tail_value: float) -> torch.Tensor:
-    """x with one lane in every 16 (a vector of 16 floats, aligned) replaced by tail_value: on AVX-512 each
-    vector then leaves the table (below kGeluByTableFrom = -4.5, csrc/include/uaccel/math/activation_math.h)
-    for the widened path."""
-    mixed = x.clone()
-    mixed[::16] = tail_value
-    return mixed
 
 
 def _gelu_derivative_terms(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

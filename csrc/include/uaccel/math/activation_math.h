@@ -10,12 +10,10 @@
 
 #include <array>
 
+#include <uaccel/math/activation_tables.h>
 #include <uaccel/math/scalar_math.h>
 #ifdef CPU_CAPABILITY
 #include <uaccel/math/vec_math.h>
-#endif
-#if defined(CPU_CAPABILITY_AVX512)
-#include <uaccel/math/normal_cdf_table.h>
 #endif
 
 // Inlined into the kernels' loops, whose constants then stay in registers from one vector to the next.
@@ -138,10 +136,10 @@ UACCEL_ACTIVATION V exp_neg_abs(V v, V v_lo, V& e_lo) {
 
 // The activations, each with its derivative (and its value again, where a backward needs both).
 
-// SiLU as x / (1 + e) for e = exp(-x), where kSiluAsQuotient<V>: the numerator exact, the sum's rounding
-// error (two-sum, larger term first) and the quotient's residual in one correction, so the result is
-// off by e's own error and one rounding. x is clamped to where e is finite and 1 / (1 + e) normal; below
-// -87.3 (exp(x) subnormal) the result is flushed to 0 and the special values are fixed at the end.
+// SiLU as x / (1 + e) for e = exp(-x) (AVX-512's float vectors beyond silu_by_table's reach): the numerator exact, the
+// sum's rounding error (two-sum, larger term first) and the quotient's residual in one correction, so the result is off
+// by e's own error and one rounding. x is clamped to where e is finite and 1 / (1 + e) normal; below -87.3 (exp(x)
+// subnormal) the result is flushed to 0 and the special values are fixed at the end.
 #if defined(CPU_CAPABILITY_AVX512)
 template <typename V>
 UACCEL_ACTIVATION V silu_as_quotient(V x) {
@@ -155,12 +153,65 @@ UACCEL_ACTIVATION V silu_as_quotient(V x) {
 }
 #endif
 
+// F(-a) for a >= 0 from Table's polynomial for a's interval (activation_tables.h; each coefficient one
+// lookup), returned as hi + lo. The interval k = round(a / w) is left in the low bits of a sum with a
+// magic number, as in exp's reduction; d = a - k w is exact. Where w is a power of 2, additions find
+// both, sparing the multiplier, which the polynomial keeps busy.
+#if defined(CPU_CAPABILITY_AVX512)
+constexpr bool is_power_of_two(float w) {
+  while (w < 1.0f) {
+    w *= 2.0f;
+  }
+  return w == 1.0f;
+}
+
+template <typename Table, typename V>
+UACCEL_ACTIVATION V polynomial_by_table(V a, V& lo) {
+  constexpr float kMagic = 0x1.8p23f;  // adding it rounds to an integer, left in the low bits
+  constexpr float kWidth = Table::kWidth;
+  V biased, d;
+  if constexpr (is_power_of_two(kWidth)) {
+    biased = a + V(kMagic * kWidth);
+    d = a - (biased - V(kMagic * kWidth));
+  } else {
+    biased = fma(a, V(1.0f / kWidth), V(kMagic));
+    d = fma(biased - V(kMagic), V(-kWidth), a);
+  }
+  const auto& c = Table::kCoefficients;
+  V inner = lookup(c[Table::kDegree + 1], biased);
+  for (int j = Table::kDegree; j >= 2; --j) {
+    inner = fma(inner, d, lookup(c[j], biased));
+  }
+  lo = fma(d, inner, lookup(c[1], biased));
+  return lookup(c[0], biased);
+}
+#endif
+
+// SiLU for float vectors by table, where kByTable and every |x| is at most kSiluByTableTo: sigmoid(-a)
+// for a = |x| as hi + lo, then x sigmoid(x) = -t where x's sign bit is set and a - t elsewhere, t = a
+// sigmoid(-a) rounded once (t <= a / 2: no cancellation), so the result is off by about one rounding.
+// Beyond (and for NaN), the quotient, out of line.
+// The last interval's centre: a rounds to its k, not to the next (which would index interval 0).
+inline constexpr float kSiluByTableTo = (SigmoidTable::kIntervals - 1) * SigmoidTable::kWidth;
+#if defined(CPU_CAPABILITY_AVX512)
+template <typename V>
+UACCEL_ACTIVATION V silu_by_table(V x) {
+  const V a = neg(neg_abs(x));
+  V lo;
+  const V hi = polynomial_by_table<SigmoidTable>(a, lo);
+  const V t = fma(a, hi, a * lo);
+  return select(sign_bit_set(x), neg(t), a - t);
+}
+#endif
+
 // SiLU, x * sigmoid(x), to 2 ulp (exp's error and one rounding: 1.69 ulp measured in float32; as a
-// quotient, 1.78).
+// quotient, 1.78; by table, 1.18).
 template <typename T, typename V>
 UACCEL_ACTIVATION V silu(V x) {
-  if constexpr (kSiluAsQuotient<V>) {
-    return silu_as_quotient(x);
+  if constexpr (kByTable<V>) {
+    return C10_LIKELY(all_at_least(neg_abs(x), -kSiluByTableTo))
+        ? silu_by_table(x)
+        : off_table([](V x) { return silu_as_quotient(x); }, x);
   } else {
     return times_sigmoid<T, false>(x, exp_nonpositive(neg_abs(x)), V(T(0)));
   }
@@ -178,33 +229,18 @@ UACCEL_ACTIVATION V silu_derivative(V g, V x, V& value) {
   return gs * (V(T(1)) + x * one_minus_s);
 }
 
-// GELU for float vectors by table, where kGeluByTable and every lane is at least kGeluByTableFrom:
-// Phi(-a) for a = |x| from normal_cdf_table.h's polynomial for a's interval (each coefficient one lookup),
-// returned as hi + lo; then x Phi(x) = -t where x's sign bit is set and a - t elsewhere, t = a Phi(-a)
-// rounded once (t <= 0.17 a: no cancellation), so the result is off by about one rounding. Past a = 5.9,
-// t < 1.1e-8 leaves a unchanged: a is clamped there (+inf gives inf). Below kGeluByTableFrom, where the
-// fits' relative error grows, and for NaN, the widened path, out of line (so the loop keeps the table in
+// GELU for float vectors by table, where kByTable and every lane is at least kGeluByTableFrom: Phi(-a)
+// for a = |x| as hi + lo, then x Phi(x) as SiLU's x sigmoid(x) (t <= 0.17 a). Past a = 5.9, t < 1.1e-8
+// leaves a unchanged: a is clamped there (+inf gives inf). Below kGeluByTableFrom, where the fits'
+// relative error grows, and for NaN, the widened path, out of line (so the loop keeps the table in
 // registers).
 inline constexpr float kGeluByTableFrom = -4.5f;
 #if defined(CPU_CAPABILITY_AVX512)
 template <typename V>
-UACCEL_ACTIVATION V lower_tail_by_table(V clamped, V& lo) {
-  constexpr float kMagic = 0x1.8p23f;  // adding it rounds to an integer k, left in the low bits
-  const V biased = fma(clamped, V(1.0f / kNormalCdfWidth), V(kMagic));
-  const V d = fma(biased - V(kMagic), V(-kNormalCdfWidth), clamped);  // exact: k w has 7 significant bits
-  V inner = lookup(kNormalCdfTable[7], biased);
-  for (int j = 6; j >= 2; --j) {
-    inner = fma(inner, d, lookup(kNormalCdfTable[j], biased));
-  }
-  lo = fma(d, inner, lookup(kNormalCdfTable[1], biased));
-  return lookup(kNormalCdfTable[0], biased);
-}
-
-template <typename V>
 UACCEL_ACTIVATION V gelu_by_table(V x, V& cdf) {
   const V a = neg(neg_abs(x)), clamped = at::vec::clamp_max(a, V(5.9f));
   V lo;
-  const V hi = lower_tail_by_table(clamped, lo);
+  const V hi = polynomial_by_table<NormalCdfTable>(clamped, lo);
   const V tail = fma(clamped, hi, clamped * lo);
   const auto negative = sign_bit_set(x);
   const V lower = hi + lo;
@@ -243,11 +279,11 @@ std::array<V, 2> gelu_derivative_widened(V x) {
   });
 }
 
-// GELU, x Phi(x). Float vectors: by table where kGeluByTable, else widened. Otherwise x/2 (tail +
+// GELU, x Phi(x). Float vectors: by table where kByTable, else widened. Otherwise x/2 (tail +
 // correction): one rounding after erfc's (fma), so float32 is within 2 ulp.
 template <typename T, typename V>
 UACCEL_ACTIVATION V gelu(V x) {
-  if constexpr (kGeluByTable<V>) {
+  if constexpr (kByTable<V>) {
     V cdf;
     return C10_LIKELY(all_at_least(x, kGeluByTableFrom)) ? gelu_by_table(x, cdf) : off_table(gelu_widened<V>, x)[0];
   } else if constexpr (kWidened<V>) {
@@ -263,14 +299,13 @@ UACCEL_ACTIVATION V gelu(V x) {
 // Phi(x) + x phi(x), phi(x) = exp(-x^2 / 2) / sqrt(2 pi). +-inf give NaN (inf * 0), as in ATen.
 template <typename T, typename V>
 UACCEL_ACTIVATION V gelu_derivative(V x, V& value) {
-  if constexpr (kGeluByTable<V> || kWidened<V>) {
-    if constexpr (kGeluByTable<V>) {
+  if constexpr (kByTable<V> || kWidened<V>) {
+    if constexpr (kByTable<V>) {
       if (C10_LIKELY(all_at_least(x, kGeluByTableFrom))) {
         return gelu_derivative_by_table(x, value);
       }
     }
-    const auto [derivative, gelu] =
-        kGeluByTable<V> ? off_table(gelu_derivative_widened<V>, x) : gelu_derivative_widened(x);
+    const auto [derivative, gelu] = kByTable<V> ? off_table(gelu_derivative_widened<V>, x) : gelu_derivative_widened(x);
     value = gelu;
     return derivative;
   } else {

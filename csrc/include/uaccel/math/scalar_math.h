@@ -89,14 +89,11 @@ C10_HOST_DEVICE T reciprocal_estimate(T x) {
 // instruction set converts cheaply; never for scalars.
 template <typename V>
 inline constexpr bool kWidened = false;
-// Whether SiLU is x / (1 + e^-x) with its special values fixed up at the end (activation_math.h's
-// silu_as_quotient): on AVX-512's float vectors, which fix them in one instruction.
+// Whether SiLU and GELU ('none') look sigmoid and Phi up in activation_tables.h's polynomials
+// (activation_math.h's silu_by_table, gelu_by_table): on AVX-512's float vectors, which pick a
+// coefficient out of 32 in one instruction.
 template <typename V>
-inline constexpr bool kSiluAsQuotient = false;
-// Whether GELU ('none') looks Phi up in normal_cdf_table.h's polynomials (activation_math.h's
-// gelu_by_table): on AVX-512's float vectors, which pick a coefficient out of 32 in one instruction.
-template <typename V>
-inline constexpr bool kGeluByTable = false;
+inline constexpr bool kByTable = false;
 
 // The same as hi + lo (vec_math.h's has lo; the library's exp rounds once, so lo is 0 here).
 template <typename T>

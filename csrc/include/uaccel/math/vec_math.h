@@ -450,9 +450,7 @@ inline constexpr bool kWidened<at::vec::Vectorized<float>> = true;
 #endif
 #if defined(CPU_CAPABILITY_AVX512)
 template <>
-inline constexpr bool kSiluAsQuotient<at::vec::Vectorized<float>> = true;
-template <>
-inline constexpr bool kGeluByTable<at::vec::Vectorized<float>> = true;
+inline constexpr bool kByTable<at::vec::Vectorized<float>> = true;
 #endif
 
 } // namespace uaccel::math
