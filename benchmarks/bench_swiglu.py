@@ -2,14 +2,16 @@
 fused `torch_uaccel.silu_and_mul` against the unfused `F.silu(a) * b`: the peak memory of a training
 step (the uaccel CPU allocator's `peak_bytes`: every tensor of the step goes through it), and the time
 of the forward and of the training step, eager and compiled (`torch.compile` fuses the unfused chain
-into one kernel; ours stays one op). Medians of torch.utils.benchmark, 1 thread, float32.
+into one kernel; ours stays one op), as ratios of the fused MLP's to the unfused one's, timed back to
+back in paired rounds. Medians of torch.utils.benchmark, 1 thread, float32.
 
-    python benchmarks/bench_swiglu.py [--tokens 4096] [--width 256] [--json out.json]
+    python benchmarks/bench_swiglu.py [--tokens 4096] [--width 256] [--rounds 5] [--json out.json]
 
 Many tokens over a narrow model, so that activations, not weight gradients, set the peak.
 """
 
 import argparse
+import functools
 
 import torch
 import torch.nn.functional as F
@@ -52,36 +54,51 @@ def peak_bytes(model, x) -> int:
         return memory.stats()["peak_bytes"] - before
 
 
+def paired_ratios(ours, theirs, args, rounds: int, min_run_time: float) -> list[float]:
+    """ours' median time over theirs', the two timed back to back in each of `rounds` rounds: the
+    machine's drift between rounds (often larger than the activation's share of an MLP) cancels in each
+    ratio. Sorted."""
+    ratios = []
+    for _ in range(rounds):
+        mine = median_seconds(ours, *args, min_run_time=min_run_time)[0]
+        ratios.append(mine / median_seconds(theirs, *args, min_run_time=min_run_time)[0])
+    return sorted(ratios)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tokens", type=int, default=4096)
     parser.add_argument("--width", type=int, default=256)
-    parser.add_argument("--min-run-time", type=float, default=1.0)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--min-run-time", type=float, default=0.5)
     parser.add_argument("--json", help="write the results here, stamped (report.py)")
     args = parser.parse_args()
     torch.set_num_threads(1)
     hidden = args.width * 8 // 3 // 64 * 64  # Llama's ratio, a multiple of 64
     x = torch.randn(args.tokens, args.width)
-    print(f"torch {torch.__version__}, SwiGLU MLP {args.width} -> {hidden} -> {args.width}, {args.tokens} tokens")
-    results = {}
-    for fused in (True, False):
-        name = "silu_and_mul" if fused else "F.silu(a) * b"
-        model = SwiGLU(args.width, hidden, fused)
-        results[name] = {"peak_bytes": peak_bytes(model, x)}
-        for compiled in (False, True):
-            run = torch.compile(model, fullgraph=True) if compiled else model
-            label = "compiled" if compiled else "eager"
+    print(
+        f"torch {torch.__version__}, SwiGLU MLP {args.width} -> {hidden} -> {args.width}, {args.tokens} tokens; "
+        f"silu_and_mul over F.silu(a) * b, {args.rounds} paired rounds: median [min, max]"
+    )
+    fused, unfused = SwiGLU(args.width, hidden, fused=True), SwiGLU(args.width, hidden, fused=False)
+    peak = peak_bytes(fused, x) / peak_bytes(unfused, x)
+    print(f"  {'training step peak memory':28s} {peak:.3f}")
+    results = {"peak_bytes ratio": peak}
+    for compiled in (False, True):
+        ours, theirs = (torch.compile(m, fullgraph=True) if compiled else m for m in (fused, unfused))
+        label = "compiled" if compiled else "eager"
+
+        def forward(model, x):
             with torch.no_grad():
-                results[name][f"{label} forward us"] = median_seconds(run, x, min_run_time=args.min_run_time)[0] * 1e6
-            step = median_seconds(training_step, run, x, min_run_time=args.min_run_time)[0]
-            results[name][f"{label} training step us"] = step * 1e6
-    for key in results["silu_and_mul"]:
-        ours, theirs = results["silu_and_mul"][key], results["F.silu(a) * b"][key]
-        unit = "MiB" if key == "peak_bytes" else "us"
-        scale = 2**20 if key == "peak_bytes" else 1
-        print(
-            f"  {key:28s} silu_and_mul {ours / scale:9.2f} {unit}  unfused {theirs / scale:9.2f} {unit}  ratio {ours / theirs:.3f}"
-        )
+                return model(x)
+
+        for kind, run in (("forward", forward), ("training step", training_step)):
+            ratios = paired_ratios(
+                functools.partial(run, ours), functools.partial(run, theirs), (x,), args.rounds, args.min_run_time
+            )
+            median = ratios[len(ratios) // 2]
+            print(f"  {label + ' ' + kind + ' time':28s} {median:.3f} [{ratios[0]:.3f}, {ratios[-1]:.3f}]")
+            results[f"{label} {kind} time ratio"] = ratios
     if args.json:
         write_json(args.json, results)
 
