@@ -136,10 +136,11 @@ UACCEL_ACTIVATION V exp_neg_abs(V v, V v_lo, V& e_lo) {
 
 // The activations, each with its derivative (and its value again, where a backward needs both).
 
-// SiLU as x / (1 + e) for e = exp(-x) (AVX-512's float vectors beyond silu_by_table's reach): the numerator exact, the
-// sum's rounding error (two-sum, larger term first) and the quotient's residual in one correction, so the result is off
-// by e's own error and one rounding. x is clamped to where e is finite and 1 / (1 + e) normal; below -87.3 (exp(x)
-// subnormal) the result is flushed to 0 and the special values are fixed at the end.
+// SiLU as x / (1 + e) for e = exp(-x), on AVX-512's float vectors beyond silu_by_table's reach: the
+// numerator exact, the sum's rounding error (two-sum, larger term first) and the quotient's residual in
+// one correction, so the result is off by e's own error and one rounding. x is clamped to where e is
+// finite and 1 / (1 + e) normal; below -87.3 (exp(x) subnormal) the result is flushed to 0 and the
+// special values are fixed at the end.
 #if defined(CPU_CAPABILITY_AVX512)
 template <typename V>
 UACCEL_ACTIVATION V silu_as_quotient(V x) {
@@ -187,12 +188,14 @@ UACCEL_ACTIVATION V polynomial_by_table(V a, V& lo) {
 }
 #endif
 
+// How far SiLU's table reaches: the last interval's centre, where a rounds to its k, not to the next
+// (which would index interval 0).
+inline constexpr float kSiluByTableTo = (SigmoidTable::kIntervals - 1) * SigmoidTable::kWidth;
+
 // SiLU for float vectors by table, where kByTable and every |x| is at most kSiluByTableTo: sigmoid(-a)
 // for a = |x| as hi + lo, then x sigmoid(x) = -t where x's sign bit is set and a - t elsewhere, t = a
 // sigmoid(-a) rounded once (t <= a / 2: no cancellation), so the result is off by about one rounding.
 // Beyond (and for NaN), the quotient, out of line.
-// The last interval's centre: a rounds to its k, not to the next (which would index interval 0).
-inline constexpr float kSiluByTableTo = (SigmoidTable::kIntervals - 1) * SigmoidTable::kWidth;
 #if defined(CPU_CAPABILITY_AVX512)
 template <typename V>
 UACCEL_ACTIVATION V silu_by_table(V x) {
