@@ -1,14 +1,16 @@
-"""Writes csrc/include/uaccel/math/activation_tables.h: the lower tails F(-a) that AVX-512's activations
+"""Writes csrc/include/uaccel/math/activation_tables.h: the functions of a = |x| that AVX-512's activations
 look up (activation_math.h's polynomial_by_table), each as 32 polynomials in d = a - k w (k = 0..31,
 |d| <= w/2), one permutation a coefficient (vec_math.h's lookup):
-    Phi(-a), the standard normal distribution's (GELU's x Phi(x)), w = 3/16, degree 6;
-    sigmoid(-a) = 1 / (1 + e^a), the logistic distribution's (SiLU's x sigmoid(x)), w = 1/2, degree 5.
+    Phi(-a), the standard normal distribution's lower tail (GELU's x Phi(x)), w = 3/16, degree 6, its
+        constant term kept as two floats (hi + lo): GELU's derivative needs Phi itself, to the last bit;
+    a sigmoid(-a) = -silu(-a), SiLU's negative side, w = 1/4, degree 4, the product by a in the fit:
+        every rounding the evaluation spares is an instruction the loop spares.
 k w has few significant bits, so d = a - k w is exact in float (Sterbenz).
 
 Each polynomial is a relative minimax fit (Lawson's algorithm on Chebyshev nodes, float64) whose
-constant term is kept as two floats (hi + lo) and whose other coefficients are rounded to float one at
-a time, the rest refitted to what the rounding left. Run it from the repository root with numpy, then
-`make format`:
+coefficients are rounded to float one at a time, the rest refitted to what the rounding left; where
+the function is 0 at a = 0, interval 0's constant term is 0. Run it from the repository root with numpy,
+then `make format`:
     python tools/fit_activation_tables.py
 """
 
@@ -30,9 +32,10 @@ HEADER = Path(__file__).resolve().parents[1] / "csrc/include/uaccel/math/activat
 class Table:
     name: str  # the C++ struct's
     description: str
-    lower_tail: Callable[[float], float]
+    function: Callable[[float], float]
     width: float
     degree: int
+    split_constant: bool
 
 
 TABLES = [
@@ -42,13 +45,15 @@ TABLES = [
         lambda a: 0.5 * math.erfc(a / math.sqrt(2)),
         width=3 / 16,
         degree=6,
+        split_constant=True,
     ),
     Table(
-        "SigmoidTable",
-        "sigmoid(-a) = 1 / (1 + e^a), the logistic distribution's lower tail (SiLU)",
-        lambda a: 1 / (1 + math.exp(a)),
-        width=1 / 2,
-        degree=5,
+        "SiluTable",
+        "a sigmoid(-a) = a / (1 + e^a), SiLU's negative side (silu(-a) = -a sigmoid(-a))",
+        lambda a: a / (1 + math.exp(a)),
+        width=1 / 4,
+        degree=4,
+        split_constant=False,
     ),
 ]
 
@@ -68,15 +73,19 @@ def lawson(basis: np.ndarray, target: np.ndarray, scale: np.ndarray, iterations:
 def fit_interval(table: Table, k: int) -> list[np.float32]:
     nodes = np.cos(np.pi * (np.arange(NODES) + 0.5) / NODES) * table.width / 2 * MARGIN
     d = np.concatenate([nodes, [-table.width / 2 * MARGIN, table.width / 2 * MARGIN]])
+    vanishes = k == 0 and table.function(0.0) == 0
     if k == 0:
-        d = d[d >= 0]  # a >= 0
-    f = np.array([table.lower_tail(v) for v in k * table.width + d])
+        d = d[d > 0] if vanishes else d[d >= 0]  # a >= 0
+    f = np.array([table.function(v) for v in k * table.width + d])
     basis = np.vander(d, table.degree + 1, increasing=True)
-    constant = lawson(basis, f, f)[0]
+    constant = 0.0 if vanishes else lawson(basis, f, f)[0]
     hi = np.float32(constant)
-    lo = np.float32(constant - float(hi))
-    rest = f - float(hi) - float(lo)
-    row = [hi, lo]
+    row = [hi]
+    if table.split_constant:
+        row.append(np.float32(constant - float(hi)))
+    rest = f
+    for c in row:
+        rest = rest - float(c)
     for j in range(1, table.degree + 1):
         c = np.float32(lawson(basis[:, j:], rest, f)[0])
         row.append(c)
@@ -91,7 +100,8 @@ def float_literal(value: np.float32) -> str:
 
 def struct(table: Table) -> str:
     coefficients = np.array([fit_interval(table, k) for k in range(INTERVALS)], dtype=np.float32).T
-    names = ["constant's high part", "constant's low part"] + [f"d^{j}" for j in range(1, table.degree + 1)]
+    constant = ["constant's high part", "constant's low part"] if table.split_constant else ["constant"]
+    names = constant + [f"d^{j}" for j in range(1, table.degree + 1)]
     rows = "\n".join(
         f"      // {name}\n      {{{', '.join(float_literal(v) for v in row)}}},"
         for name, row in zip(names, coefficients, strict=True)
@@ -101,7 +111,8 @@ struct {table.name} {{
   static constexpr int kIntervals = {INTERVALS};
   static constexpr int kDegree = {table.degree};
   static constexpr float kWidth = {float(table.width)}f;
-  alignas(64) static constexpr float kCoefficients[{table.degree + 2}][{INTERVALS}] = {{
+  static constexpr bool kSplitConstant = {str(table.split_constant).lower()};
+  alignas(64) static constexpr float kCoefficients[{len(coefficients)}][{INTERVALS}] = {{
 {rows}
   }};
 }};"""
@@ -111,9 +122,10 @@ def main() -> None:
     structs = "\n\n".join(struct(table) for table in TABLES)
     HEADER.write_text(
         f"""#pragma once
-// Written by tools/fit_activation_tables.py; do not edit. Lower tails F(-a), 0 <= a <= (kIntervals - 1/2) w,
-// each in interval k (a = k w + d, |d| <= w/2) the polynomial sum_j kCoefficients[j][k] d^j, its constant
-// term split in two floats (rows 0 and 1); row j >= 2 holds d^(j-1)'s coefficient. Relative minimax fits.
+// Written by tools/fit_activation_tables.py; do not edit. Functions F(a), 0 <= a <= (kIntervals - 1/2) w,
+// each in interval k (a = k w + d, |d| <= w/2) the polynomial sum_j c_j d^j, one row of kCoefficients a
+// coefficient: c_0, c_1, ... or, where kSplitConstant, c_0's high and low floats, then c_1, ... Relative
+// minimax fits.
 
 namespace uaccel::math {{
 

@@ -154,10 +154,10 @@ UACCEL_ACTIVATION V silu_as_quotient(V x) {
 }
 #endif
 
-// F(-a) for a >= 0 from Table's polynomial for a's interval (activation_tables.h; each coefficient one
-// lookup), returned as hi + lo. The interval k = round(a / w) is left in the low bits of a sum with a
-// magic number, as in exp's reduction; d = a - k w is exact. Where w is a power of 2, additions find
-// both, sparing the multiplier, which the polynomial keeps busy.
+// F(a) for a >= 0 from Table's polynomial for a's interval (activation_tables.h; each coefficient one
+// lookup). The interval k = round(a / w) is left in the low bits of a sum with a magic number, as in
+// exp's reduction; d = a - k w is exact. Where w is a power of 2, additions find both, sparing the
+// multiplier, which the polynomial keeps busy. For tables with a split constant, returned as hi + lo.
 #if defined(CPU_CAPABILITY_AVX512)
 constexpr bool is_power_of_two(float w) {
   while (w < 1.0f) {
@@ -167,17 +167,25 @@ constexpr bool is_power_of_two(float w) {
 }
 
 template <typename Table, typename V>
-UACCEL_ACTIVATION V polynomial_by_table(V a, V& lo) {
+UACCEL_ACTIVATION V interval_of(V a, V& d) {
   constexpr float kMagic = 0x1.8p23f;  // adding it rounds to an integer, left in the low bits
   constexpr float kWidth = Table::kWidth;
-  V biased, d;
   if constexpr (is_power_of_two(kWidth)) {
-    biased = a + V(kMagic * kWidth);
+    const V biased = a + V(kMagic * kWidth);
     d = a - (biased - V(kMagic * kWidth));
+    return biased;
   } else {
-    biased = fma(a, V(1.0f / kWidth), V(kMagic));
+    const V biased = fma(a, V(1.0f / kWidth), V(kMagic));
     d = fma(biased - V(kMagic), V(-kWidth), a);
+    return biased;
   }
+}
+
+template <typename Table, typename V>
+UACCEL_ACTIVATION V polynomial_by_table(V a, V& lo) {
+  static_assert(Table::kSplitConstant);
+  V d;
+  const V biased = interval_of<Table>(a, d);
   const auto& c = Table::kCoefficients;
   V inner = lookup(c[Table::kDegree + 1], biased);
   for (int j = Table::kDegree; j >= 2; --j) {
@@ -186,33 +194,42 @@ UACCEL_ACTIVATION V polynomial_by_table(V a, V& lo) {
   lo = fma(d, inner, lookup(c[1], biased));
   return lookup(c[0], biased);
 }
+
+template <typename Table, typename V>
+UACCEL_ACTIVATION V polynomial_by_table(V a) {
+  static_assert(!Table::kSplitConstant);
+  V d;
+  const V biased = interval_of<Table>(a, d);
+  const auto& c = Table::kCoefficients;
+  V sum = lookup(c[Table::kDegree], biased);
+  for (int j = Table::kDegree - 1; j >= 0; --j) {
+    sum = fma(sum, d, lookup(c[j], biased));
+  }
+  return sum;
+}
 #endif
 
 // How far SiLU's table reaches: the last interval's centre, where a rounds to its k, not to the next
 // (which would index interval 0).
-inline constexpr float kSiluByTableTo = (SigmoidTable::kIntervals - 1) * SigmoidTable::kWidth;
+inline constexpr float kSiluByTableTo = (SiluTable::kIntervals - 1) * SiluTable::kWidth;
 
-// SiLU for float vectors by table, where kByTable and every |x| is at most kSiluByTableTo: sigmoid(-a)
-// for a = |x| as hi + lo, then x sigmoid(x) = -t where x's sign bit is set and a - t elsewhere, t = a
-// sigmoid(-a) rounded once (t <= a / 2: no cancellation), so the result is off by about one rounding.
-// Beyond (and for NaN), the quotient, out of line.
+// SiLU for float vectors by table, where kByTable and every |x| is at most kSiluByTableTo: t = a
+// sigmoid(-a) for a = |x| from the table (the product by a is in the fit), then x sigmoid(x) = max(x, 0)
+// - t (-t where x < 0; a - t elsewhere, t <= a / 2: no cancellation), so the result is off by the fit's
+// error and the polynomial's last two roundings. Beyond (and for NaN), the quotient, out of line.
 #if defined(CPU_CAPABILITY_AVX512)
 template <typename V>
 UACCEL_ACTIVATION V silu_by_table(V x) {
-  const V a = neg(neg_abs(x));
-  V lo;
-  const V hi = polynomial_by_table<SigmoidTable>(a, lo);
-  const V t = fma(a, hi, a * lo);
-  return select(sign_bit_set(x), neg(t), a - t);
+  return positive_part(x) - polynomial_by_table<SiluTable>(x.abs());
 }
 #endif
 
 // SiLU, x * sigmoid(x), to 2 ulp (exp's error and one rounding: 1.69 ulp measured in float32; as a
-// quotient, 1.78; by table, 1.18).
+// quotient, 1.78; by table, 1.72).
 template <typename T, typename V>
 UACCEL_ACTIVATION V silu(V x) {
   if constexpr (kByTable<V>) {
-    return C10_LIKELY(all_at_least(neg_abs(x), -kSiluByTableTo))
+    return C10_LIKELY(all_at_most(x.abs(), kSiluByTableTo))
         ? silu_by_table(x)
         : off_table([](V x) { return silu_as_quotient(x); }, x);
   } else {

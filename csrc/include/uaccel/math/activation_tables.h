@@ -1,7 +1,8 @@
 #pragma once
-// Written by tools/fit_activation_tables.py; do not edit. Lower tails F(-a), 0 <= a <= (kIntervals - 1/2) w,
-// each in interval k (a = k w + d, |d| <= w/2) the polynomial sum_j kCoefficients[j][k] d^j, its constant
-// term split in two floats (rows 0 and 1); row j >= 2 holds d^(j-1)'s coefficient. Relative minimax fits.
+// Written by tools/fit_activation_tables.py; do not edit. Functions F(a), 0 <= a <= (kIntervals - 1/2) w,
+// each in interval k (a = k w + d, |d| <= w/2) the polynomial sum_j c_j d^j, one row of kCoefficients a
+// coefficient: c_0, c_1, ... or, where kSplitConstant, c_0's high and low floats, then c_1, ... Relative
+// minimax fits.
 
 namespace uaccel::math {
 
@@ -10,6 +11,7 @@ struct NormalCdfTable {
   static constexpr int kIntervals = 32;
   static constexpr int kDegree = 6;
   static constexpr float kWidth = 0.1875f;
+  static constexpr bool kSplitConstant = true;
   alignas(64) static constexpr float kCoefficients[8][32] = {
       // constant's high part
       {0x1p-1f,         0x1.b3d97cp-2f,  0x1.6a527ap-2f,  0x1.25c5e4p-2f,  0x1.d022p-3f,    0x1.64dd8ep-3f,
@@ -70,61 +72,47 @@ struct NormalCdfTable {
   };
 };
 
-// sigmoid(-a) = 1 / (1 + e^a), the logistic distribution's lower tail (SiLU): degree 5, w = 0.5.
-struct SigmoidTable {
+// a sigmoid(-a) = a / (1 + e^a), SiLU's negative side (silu(-a) = -a sigmoid(-a)): degree 4, w = 0.25.
+struct SiluTable {
   static constexpr int kIntervals = 32;
-  static constexpr int kDegree = 5;
-  static constexpr float kWidth = 0.5f;
-  alignas(64) static constexpr float kCoefficients[7][32] = {
-      // constant's high part
-      {0x1p-1f,         0x1.829a06p-2f,  0x1.136562p-2f,  0x1.759b84p-3f,  0x1.e84152p-4f,  0x1.36b71p-4f,
-       0x1.848344p-5f,  0x1.e04068p-6f,  0x1.26afa2p-6f,  0x1.680528p-7f,  0x1.b69f68p-8f,  0x1.0abd94p-8f,
-       0x1.441778p-9f,  0x1.8986a4p-10f, 0x1.dda73ap-11f, 0x1.21d0b2p-11f, 0x1.5fa3dep-12f, 0x1.aa9e08p-13f,
-       0x1.02c6f6p-13f, 0x1.39ed86p-14f, 0x1.7cd32ep-15f, 0x1.cdf8e4p-16f, 0x1.18341p-16f,  0x1.53e7f6p-17f,
-       0x1.9c541ep-18f, 0x1.f42e5ap-19f, 0x1.2f6028p-19f, 0x1.700376p-20f, 0x1.be6c58p-21f, 0x1.0ec4fcp-21f,
-       0x1.4875c4p-22f, 0x1.8e7134p-23f},
-      // constant's low part
-      {-0x1.22f74p-35f,  -0x1.317788p-28f, -0x1.02c452p-27f, -0x1.4ffb2ep-28f, 0x1.9aa9c2p-30f,  0x1.c1978ap-29f,
-       -0x1.dd6b96p-31f, -0x1.e54804p-36f, -0x1.97c974p-34f, -0x1.075d6ap-33f, 0x1.34f642p-37f,  0x1.10bb16p-33f,
-       -0x1.35a4fp-34f,  -0x1.df5824p-35f, -0x1.f46e74p-36f, -0x1.c97216p-37f, -0x1.fd4e1cp-39f, -0x1.6a118ep-38f,
-       -0x1.aaa4eep-39f, 0x1.32a306p-39f,  0x1.17e994p-40f,  0x1.d256ep-41f,   -0x1.0ea23p-42f,  0x1.1eab1p-49f,
-       -0x1.a916ap-49f,  0x1.7afd98p-46f,  -0x1.f7dadap-44f, 0x1.0b7d7ep-45f,  -0x1.0e9eb6p-48f, -0x1.d7c662p-46f,
-       -0x1.9918dp-49f,  -0x1.063242p-48f},
+  static constexpr int kDegree = 4;
+  static constexpr float kWidth = 0.25f;
+  static constexpr bool kSplitConstant = false;
+  alignas(64) static constexpr float kCoefficients[5][32] = {
+      // constant
+      {0x0p+0f,        0x1.c054cep-4f, 0x1.829a06p-3f, 0x1.ecc812p-3f, 0x1.136562p-2f, 0x1.1d0e62p-2f, 0x1.1834a2p-2f,
+       0x1.094cf2p-2f, 0x1.e84152p-3f, 0x1.b75ecep-3f, 0x1.8464d6p-3f, 0x1.526874p-3f, 0x1.236272p-3f, 0x1.f0e542p-4f,
+       0x1.a4385cp-4f, 0x1.60eeb2p-4f, 0x1.26afa2p-4f, 0x1.e9a3a6p-5f, 0x1.9505ccp-5f, 0x1.4dc462p-5f, 0x1.1223ap-5f,
+       0x1.c103acp-6f, 0x1.6ec4acp-6f, 0x1.2ae462p-6f, 0x1.e62332p-7f, 0x1.8a9862p-7f, 0x1.3fbd64p-7f, 0x1.02ad4ep-7f,
+       0x1.a1f252p-8f, 0x1.5130ap-8f,  0x1.0fb3a6p-8f, 0x1.b55d04p-9f},
       // d^1
-      {-0x1.fffffep-3f,  -0x1.e1499ep-3f,  -0x1.92a946p-3f,  -0x1.3173b2p-3f,  -0x1.ae0dc2p-4f,  -0x1.1f2514p-4f,
-       -0x1.721654p-5f,  -0x1.d22ca2p-6f,  -0x1.2162c2p-6f,  -0x1.64108ap-7f,  -0x1.b3afe2p-8f,  -0x1.09a7a6p-8f,
-       -0x1.434a5p-9f,   -0x1.88ef66p-10f, -0x1.dd37dp-11f,  -0x1.21a7aep-11f, -0x1.5f85acp-12f, -0x1.aa87cep-13f,
-       -0x1.02bec8p-13f, -0x1.39e782p-14f, -0x1.7ccecp-15f,  -0x1.cdf5a2p-16f, -0x1.1832dcp-16f, -0x1.53e712p-17f,
-       -0x1.9c5376p-18f, -0x1.f42ddep-19f, -0x1.2f5ff8p-19f, -0x1.700354p-20f, -0x1.be6c3ep-21f, -0x1.0ec4f2p-21f,
-       -0x1.4875bcp-22f, -0x1.8e712ep-23f},
+      {0x1p-1f,         0x1.815238p-2f,  0x1.0a47b6p-2f,  0x1.425b2ep-3f,  0x1.284336p-4f,  0x1.9e2524p-8f,
+       -0x1.52481ep-5f, -0x1.29b166p-4f, -0x1.73da2ep-4f, -0x1.9466ecp-4f, -0x1.9725a6p-4f, -0x1.86089ep-4f,
+       -0x1.68dfd8p-4f, -0x1.4575p-4f,   -0x1.1fd6f4p-4f, -0x1.f56a5ep-5f, -0x1.af6dbcp-5f, -0x1.6f8b3ep-5f,
+       -0x1.369152p-5f, -0x1.04a332p-5f, -0x1.b2f4p-6f,   -0x1.6924d6p-6f, -0x1.2a971ep-6f, -0x1.ebecd8p-7f,
+       -0x1.93e99cp-7f, -0x1.4ab322p-7f, -0x1.0e11bp-7f,  -0x1.b81a96p-8f, -0x1.65dbfp-8f,  -0x1.227112p-8f,
+       -0x1.d6a63ap-9f, -0x1.7cbdb6p-9f},
       // d^2
-      {-0x1.43a8a4p-21f, 0x1.d77c08p-6f,  0x1.74254ep-5f,  0x1.8403cap-5f,  0x1.478778p-5f, 0x1.e72a42p-6f,
-       0x1.4efc62p-6f,   0x1.b6d8aap-7f,  0x1.16f9cep-7f,  0x1.5c3d58p-8f,  0x1.adda7ap-9f, 0x1.077dbcp-9f,
-       0x1.41b098p-10f,  0x1.87c0ccp-11f, 0x1.dc5876p-12f, 0x1.21554p-12f,  0x1.5f48cp-13f, 0x1.aa5aaep-14f,
-       0x1.02ae02p-14f,  0x1.39daf8p-15f, 0x1.7cc544p-16f, 0x1.cdee5ep-17f, 0x1.183p-17f,   0x1.53e4c6p-18f,
-       0x1.9c517ep-19f,  0x1.f42c16p-20f, 0x1.2f5f24p-20f, 0x1.700276p-21f, 0x1.be6b5p-22f, 0x1.0ec472p-22f,
-       0x1.487524p-23f,  0x1.8e708p-24f},
+      {-0x1.00001p-2f,  -0x1.f03fbcp-3f, -0x1.c3d22ep-3f, -0x1.82483p-3f,  -0x1.35a08cp-3f, -0x1.cf457ap-4f,
+       -0x1.3fe33p-4f,  -0x1.8cd008p-5f, -0x1.9a14aap-6f, -0x1.fa22c6p-8f, 0x1.153c02p-8f,  0x1.842b4cp-7f,
+       0x1.08cddcp-6f,  0x1.288718p-6f,  0x1.2dc9dp-6f,   0x1.2223fep-6f,  0x1.0c9094p-6f,  0x1.e3f974p-7f,
+       0x1.ab7d42p-7f,  0x1.73c8ep-7f,   0x1.3f7ffcp-7f,  0x1.0fd6p-7f,    0x1.caf324p-8f,  0x1.80d05ep-8f,
+       0x1.40e74p-8f,   0x1.0a4d8cp-8f,  0x1.b823ecp-9f,  0x1.6a685ap-9f,  0x1.297f4p-9f,   0x1.e710b2p-10f,
+       0x1.8dade8p-10f, 0x1.43f818p-10f},
       // d^3
-      {0x1.55780ep-6f,   0x1.071956p-6f,   0x1.81d582p-8f,   -0x1.5678bcp-9f,  -0x1.a857fp-8f,   -0x1.bba10ap-8f,
-       -0x1.67b00ap-8f,  -0x1.01ba0ap-8f,  -0x1.58f5dep-9f,  -0x1.bbce14p-10f, -0x1.16df9ap-10f, -0x1.5997d4p-11f,
-       -0x1.a8aef6p-12f, -0x1.039adp-12f,  -0x1.3c69cep-13f, -0x1.80edfep-14f, -0x1.d3c308p-15f, -0x1.1c02e4p-15f,
-       -0x1.58be3cp-16f, -0x1.a25b0cp-17f, -0x1.fb9dp-18f,   -0x1.33ed04p-18f, -0x1.759104p-19f, -0x1.c5301cp-20f,
-       -0x1.12e108p-20f, -0x1.4d7366p-21f, -0x1.948144p-22f, -0x1.eab018p-23f, -0x1.299e2ep-23f, -0x1.6906c4p-24f,
-       -0x1.b5f3d2p-25f, -0x1.09a14cp-25f},
+      {0x1.4289b4p-17f,  0x1.49e5c8p-6f,   0x1.2cbc5ep-5f,   0x1.838656p-5f,   0x1.a3b16cp-5f,   0x1.9425d6p-5f,
+       0x1.63b804p-5f,   0x1.22552p-5f,    0x1.bafa7p-6f,    0x1.3c7e5ep-6f,   0x1.a45ddep-7f,   0x1.fbd86cp-8f,
+       0x1.05975cp-8f,   0x1.669cc4p-10f,  -0x1.7e1c8cp-12f, -0x1.7578cap-10f, -0x1.074a9cp-9f,  -0x1.28cf6cp-9f,
+       -0x1.2dea9ap-9f,  -0x1.2188bap-9f,  -0x1.0b51a4p-9f,  -0x1.e06bc6p-10f, -0x1.a76dcep-10f, -0x1.6f8898p-10f,
+       -0x1.3b5e7ep-10f, -0x1.0c04bcp-10f, -0x1.c40c1ap-11f, -0x1.7ab702p-11f, -0x1.3ba3a4p-11f, -0x1.05cdbep-11f,
+       -0x1.b09096p-12f, -0x1.640caap-12f},
       // d^4
-      {-0x1.92b4ecp-15f, -0x1.1a9fe6p-8f, -0x1.4ec01ap-8f, -0x1.987a18p-9f, -0x1.cd748p-11f, 0x1.90695cp-12f,
-       0x1.96380cp-11f,  0x1.808b36p-11f, 0x1.252eep-11f,  0x1.945b38p-12f, 0x1.08449ap-12f, 0x1.4f136cp-13f,
-       0x1.a165bp-14f,   0x1.013ddap-14f, 0x1.3b1234p-15f, 0x1.8069bap-16f, 0x1.d3fabep-17f, 0x1.1c7456p-17f,
-       0x1.5981bcp-18f,  0x1.a3705p-19f,  0x1.fd1074p-20f, 0x1.34d79ep-20f, 0x1.76b7e6p-21f, 0x1.c6942p-22f,
-       0x1.13be9ap-22f,  0x1.4e838cp-23f, 0x1.95c5c4p-24f, 0x1.ec4316p-25f, 0x1.2a932p-25f,  0x1.6a2af6p-26f,
-       0x1.b75c28p-27f,  0x1.0a79b4p-27f},
-      // d^5
-      {-0x1.02f9ep-9f,   -0x1.23728ep-10f, 0x1.b916e2p-12f,  0x1.03fa98p-10f,  0x1.78da86p-11f,  0x1.396744p-12f,
-       0x1.5ac57cp-15f,  -0x1.dfd04ap-15f, -0x1.374e72p-14f, -0x1.0454c2p-14f, -0x1.75ed7cp-15f, -0x1.f2670ap-16f,
-       -0x1.3e57ep-16f,  -0x1.8f673ap-17f, -0x1.edc5c4p-18f, -0x1.2f839p-18f,  -0x1.722c34p-19f, -0x1.c31928p-20f,
-       -0x1.12723p-20f,  -0x1.4d9bf8p-21f, -0x1.94b776p-22f, -0x1.eb85b8p-23f, -0x1.2a13d8p-23f, -0x1.68e7ccp-24f,
-       -0x1.b67e36p-25f, -0x1.0a18aap-25f, -0x1.4236acp-26f, -0x1.879bd2p-27f, -0x1.db43c4p-28f, -0x1.20af94p-28f,
-       -0x1.5d9418p-29f, -0x1.a889b2p-30f},
+      {0x1.53caaep-6f,  0x1.36d662p-6f,  0x1.c868ccp-7f,   0x1.dc5e92p-8f,   0x1.b9c4dcp-11f,  -0x1.14084ep-8f,
+       -0x1.dfea0cp-8f, -0x1.1db286p-7f, -0x1.0f8444p-7f,  -0x1.d5c0eap-8f,  -0x1.78debep-8f,  -0x1.1e105p-8f,
+       -0x1.a6eeb8p-9f, -0x1.144e96p-9f, -0x1.580b36p-10f, -0x1.9dbd92p-11f, -0x1.9c6978p-12f, -0x1.a388a4p-14f,
+       0x1.4cf4cep-16f, 0x1.59eb82p-13f, 0x1.3c5cf6p-13f,  0x1.ed9be2p-13f,  0x1.c6a86p-13f,   0x1.e44768p-13f,
+       0x1.7a3f48p-13f, 0x1.4da19ep-13f, 0x1.35fdc4p-13f,  0x1.22ff6ep-13f,  0x1.d78a3cp-14f,  0x1.75da3p-14f,
+       0x1.4a787ap-14f, 0x1.1f578ep-14f},
   };
 };
 

@@ -361,9 +361,20 @@ C10_ALWAYS_INLINE at::vec::Vectorized<float> with_silu_special_values(
 C10_ALWAYS_INLINE LaneMask<float> sign_bit_set(at::vec::Vectorized<float> x) {
   return {_mm512_movepi32_mask(_mm512_castps_si512(x))};
 }
-// Whether every lane is at least `bound` (none is NaN).
+// Whether every lane is at least (at most) `bound`, none NaN.
+template <int kPredicate>
+C10_ALWAYS_INLINE bool all_lanes(at::vec::Vectorized<float> x, float bound) {
+  return _mm512_cmp_ps_mask(x, _mm512_set1_ps(bound), kPredicate) == 0xFFFF;
+}
 C10_ALWAYS_INLINE bool all_at_least(at::vec::Vectorized<float> x, float bound) {
-  return _mm512_cmp_ps_mask(x, _mm512_set1_ps(bound), _CMP_GE_OQ) == 0xFFFF;
+  return all_lanes<_CMP_GE_OQ>(x, bound);
+}
+C10_ALWAYS_INLINE bool all_at_most(at::vec::Vectorized<float> x, float bound) {
+  return all_lanes<_CMP_LE_OQ>(x, bound);
+}
+// max(x, 0) in one VMAXPS, which returns its second operand, x, where both are zeros: -0 stays -0.
+C10_ALWAYS_INLINE at::vec::Vectorized<float> positive_part(at::vec::Vectorized<float> x) {
+  return _mm512_max_ps(_mm512_setzero_ps(), x);
 }
 // table[index % 32] in every lane, index the low bits of `bits`'s lanes: a table of 32 floats in two
 // registers, one VPERMT2PS.
