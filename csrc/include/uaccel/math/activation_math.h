@@ -229,9 +229,8 @@ UACCEL_ACTIVATION V silu_by_table(V x) {
 template <typename T, typename V>
 UACCEL_ACTIVATION V silu(V x) {
   if constexpr (kByTable<V>) {
-    return C10_LIKELY(all_at_most(x.abs(), kSiluByTableTo))
-        ? silu_by_table(x)
-        : off_table([](V x) { return silu_as_quotient(x); }, x);
+    return C10_LIKELY(all_at_most(x.abs(), kSiluByTableTo)) ? silu_by_table(x)
+                                                            : off_table([](V x) { return silu_as_quotient(x); }, x);
   } else {
     return times_sigmoid<T, false>(x, exp_nonpositive(neg_abs(x)), V(T(0)));
   }
