@@ -1,10 +1,11 @@
 """Writes csrc/include/uaccel/math/activation_tables.h: the functions of a = |x| that AVX-512's activations
 look up (activation_math.h's polynomial_by_table), each as 32 polynomials in d = a - k w (k = 0..31,
 |d| <= w/2), one permutation a coefficient (vec_math.h's lookup):
-    Phi(-a), the standard normal distribution's lower tail (GELU's x Phi(x)), w = 3/16, degree 6, its
-        constant term kept as two floats (hi + lo): GELU's derivative needs Phi itself, to the last bit;
-    a sigmoid(-a) = -silu(-a), SiLU's negative side, w = 1/4, degree 4, the product by a in the fit:
-        every rounding the evaluation spares is an instruction the loop spares.
+    Phi(-a), the standard normal distribution's lower tail (GELU's derivative), w = 3/16, degree 6, its
+        constant term kept as two floats (hi + lo): the derivative needs Phi itself, to the last bit;
+    a Phi(-a) = -gelu(-a), GELU's negative side, w = 1/4, degree 6, and a sigmoid(-a) = -silu(-a), SiLU's,
+        w = 1/4, degree 4: the product by a in the fit, one float a constant, so that the forwards
+        evaluate no more than the polynomial (each rounding spared is an instruction spared).
 k w has few significant bits, so d = a - k w is exact in float (Sterbenz).
 
 Each polynomial is a relative minimax fit (Lawson's algorithm on Chebyshev nodes, float64) whose
@@ -46,6 +47,14 @@ TABLES = [
         width=3 / 16,
         degree=6,
         split_constant=True,
+    ),
+    Table(
+        "GeluTable",
+        "a Phi(-a), GELU's negative side (gelu(-a) = -a Phi(-a))",
+        lambda a: a * 0.5 * math.erfc(a / math.sqrt(2)),
+        width=1 / 4,
+        degree=6,
+        split_constant=False,
     ),
     Table(
         "SiluTable",

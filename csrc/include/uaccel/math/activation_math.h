@@ -248,32 +248,30 @@ UACCEL_ACTIVATION V silu_derivative(V g, V x, V& value) {
   return gs * (V(T(1)) + x * one_minus_s);
 }
 
-// GELU for float vectors by table, where kByTable and every lane is at least kGeluByTableFrom: Phi(-a)
-// for a = |x| as hi + lo, then x Phi(x) as SiLU's x sigmoid(x) (t <= 0.17 a). Past a = 5.9, t < 1.1e-8
-// leaves a unchanged: a is clamped there (+inf gives inf). Below kGeluByTableFrom, where the fits'
-// relative error grows, and for NaN, the widened path, out of line (so the loop keeps the table in
-// registers).
+// GELU for float vectors by table, where kByTable and every lane is at least kGeluByTableFrom: t = a Phi(-a)
+// for a = |x| from the table (the product by a in the fit), then x Phi(x) = max(x, 0) - t, as SiLU's.
+// Past a = 5.9, t < 1.1e-8 leaves a unchanged: a is clamped there (+inf gives inf). Below
+// kGeluByTableFrom, where the fits' relative error grows, and for NaN, the widened path, out of line (so
+// the loop keeps the table in registers).
 inline constexpr float kGeluByTableFrom = -4.5f;
+inline constexpr float kGeluTailBelow = 5.9f;
 #if defined(CPU_CAPABILITY_AVX512)
 template <typename V>
-UACCEL_ACTIVATION V gelu_by_table(V x, V& cdf) {
-  const V a = neg(neg_abs(x)), clamped = at::vec::clamp_max(a, V(5.9f));
-  V lo;
-  const V hi = polynomial_by_table<NormalCdfTable>(clamped, lo);
-  const V tail = fma(clamped, hi, clamped * lo);
-  const auto negative = sign_bit_set(x);
-  const V lower = hi + lo;
-  cdf = select(negative, lower, V(1.0f) - lower);
-  return select(negative, neg(tail), a - tail);
+UACCEL_ACTIVATION V gelu_by_table(V x) {
+  return positive_part(x) - polynomial_by_table<GeluTable>(at::vec::clamp_max(x.abs(), V(kGeluTailBelow)));
 }
 
-// GELU's derivative, Phi(x) + x phi(x), from the table's Phi and phi(x) = exp(-x^2 / 2) / sqrt(2 pi),
-// the constant folded into exp's scaling by 2^n, x^2's rounding error carried (exp(-(s + s_lo) / 2) =
+// GELU's derivative, Phi(x) + x phi(x), and GELU: Phi(-a) from its table as hi + lo, so that Phi(x) =
+// hi + lo or 1 - (hi + lo) and x Phi(x) as gelu_by_table's; phi(x) = exp(-x^2 / 2) / sqrt(2 pi), the
+// constant folded into exp's scaling by 2^n, x^2's rounding error carried (exp(-(s + s_lo) / 2) =
 // exp(-s / 2) (1 - s_lo / 2)).
 template <typename V>
 UACCEL_ACTIVATION V gelu_derivative_by_table(V x, V& value) {
-  V cdf;
-  value = gelu_by_table(x, cdf);
+  const V clamped = at::vec::clamp_max(x.abs(), V(kGeluTailBelow));
+  V lo;
+  const V hi = polynomial_by_table<NormalCdfTable>(clamped, lo);
+  value = positive_part(x) - fma(clamped, hi, clamped * lo);
+  const V lower = hi + lo, cdf = select(sign_bit_set(x), lower, V(1.0f) - lower);
   const V square = x * x, half_square_lo = fms(x, x, square) * V(-0.5f);
   const V density = cpu::scaled_exp_nonpositive(square * V(-0.5f), V(static_cast<float>(kRsqrt2Pi)));
   return fma(x, fma(density, half_square_lo, density), cdf);
@@ -303,8 +301,7 @@ std::array<V, 2> gelu_derivative_widened(V x) {
 template <typename T, typename V>
 UACCEL_ACTIVATION V gelu(V x) {
   if constexpr (kByTable<V>) {
-    V cdf;
-    return C10_LIKELY(all_at_least(x, kGeluByTableFrom)) ? gelu_by_table(x, cdf) : off_table(gelu_widened<V>, x)[0];
+    return C10_LIKELY(all_at_least(x, kGeluByTableFrom)) ? gelu_by_table(x) : off_table(gelu_widened<V>, x)[0];
   } else if constexpr (kWidened<V>) {
     return gelu_widened(x)[0];
   } else {

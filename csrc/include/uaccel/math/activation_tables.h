@@ -72,6 +72,65 @@ struct NormalCdfTable {
   };
 };
 
+// a Phi(-a), GELU's negative side (gelu(-a) = -a Phi(-a)): degree 6, w = 0.25.
+struct GeluTable {
+  static constexpr int kIntervals = 32;
+  static constexpr int kDegree = 6;
+  static constexpr float kWidth = 0.25f;
+  static constexpr bool kSplitConstant = false;
+  alignas(64) static constexpr float kCoefficients[7][32] = {
+      // constant
+      {0x0p+0f,         0x1.9aecbap-4f,  0x1.3bf144p-3f,  0x1.5c198p-3f,   0x1.44ed0cp-3f,  0x1.0e76a2p-3f,
+       0x1.9a76a4p-4f,  0x1.1f24ep-4f,   0x1.74bcf8p-5f,  0x1.c2a49ap-6f,  0x1.fcb21ep-7f,  0x1.0c832ep-7f,
+       0x1.096698p-8f,  0x1.eb9b5cp-10f, 0x1.aae05p-11f,  0x1.5babcp-12f,  0x1.09ad7ap-13f, 0x1.7d1018p-15f,
+       0x1.008408p-16f, 0x1.443672p-18f, 0x1.80bcbcp-20f, 0x1.acb3ep-22f,  0x1.c093dap-24f, 0x1.b8cadap-26f,
+       0x1.96c96ap-28f, 0x1.609384p-30f, 0x1.1f0442p-32f, 0x1.b6e7c6p-35f, 0x1.3b34bcp-37f, 0x1.a9408p-40f,
+       0x1.0d7278p-42f, 0x1.40bb6ap-45f},
+      // d^1
+      {0x1p-1f,          0x1.37f00cp-2f,   0x1.0f5eb8p-3f,   0x1.95f1dep-11f,  -0x1.55429ap-4f,  -0x1.f66bfcp-4f,
+       -0x1.050e92p-3f,  -0x1.c65a8p-4f,   -0x1.5d1c06p-4f,  -0x1.e4e1e4p-5f,  -0x1.341c2ap-5f,  -0x1.68e62cp-6f,
+       -0x1.876f5ap-7f,  -0x1.8a5ae8p-8f,  -0x1.71da9p-9f,   -0x1.437006p-10f, -0x1.080eb8p-11f, -0x1.92e552p-13f,
+       -0x1.1f6ea2p-14f, -0x1.7fbf22p-16f, -0x1.df9fap-18f,  -0x1.18b3ecp-19f, -0x1.33d05p-21f,  -0x1.3c5002p-23f,
+       -0x1.30aca6p-25f, -0x1.1320fcp-27f, -0x1.d1ef06p-30f, -0x1.720138p-32f, -0x1.1398e4p-34f, -0x1.812192p-37f,
+       -0x1.f8ec3ap-40f, -0x1.368d6ap-42f},
+      // d^2
+      {-0x1.988454p-2f, -0x1.7f9296p-2f, -0x1.3b73e6p-2f, -0x1.bb4526p-3f, -0x1.ef90b6p-4f, -0x1.4742b2p-5f,
+       0x1.0945a6p-6f,  0x1.777718p-5f,  0x1.ba4bfep-5f,  0x1.8e2278p-5f,  0x1.3122dp-5f,   0x1.9e60a2p-6f,
+       0x1.fc4712p-7f,  0x1.1ca6aap-7f,  0x1.251c16p-8f,  0x1.16bd08p-9f,  0x1.eb282p-11f,  0x1.91db78p-12f,
+       0x1.31defap-13f, 0x1.b1c584p-15f, 0x1.1ed808p-16f, 0x1.621ccp-18f,  0x1.985992p-20f, 0x1.b821c6p-22f,
+       0x1.bb9f88p-24f, 0x1.a25392p-26f, 0x1.71303p-28f,  0x1.310958p-30f, 0x1.d80ac4p-33f, 0x1.561f3p-35f,
+       0x1.d0a164p-38f, 0x1.27a7a2p-40f},
+      // d^3
+      {0x1.c06ab6p-21f,  0x1.03da18p-4f,   0x1.c2a232p-4f,   0x1.09002cp-3f,   0x1.ef8e4ep-4f,   0x1.7be48ep-4f,
+       0x1.d03304p-5f,   0x1.828a6ep-6f,   0x1.212974p-21f,  -0x1.9e5d78p-7f,  -0x1.0d3d9ep-6f,  -0x1.e68c5p-7f,
+       -0x1.6b0e3ap-7f,  -0x1.d8afa2p-8f,  -0x1.133d6p-8f,   -0x1.22a7b6p-9f,  -0x1.18a842p-10f, -0x1.f268fap-12f,
+       -0x1.988514p-13f, -0x1.35fdc2p-14f, -0x1.b47b5ep-16f, -0x1.1d956ap-17f, -0x1.5bc90cp-19f, -0x1.8a9564p-21f,
+       -0x1.a175bp-23f,  -0x1.9c28a4p-25f, -0x1.7bfcb8p-27f, -0x1.475088p-29f, -0x1.078c08p-31f, -0x1.8ce17p-34f,
+       -0x1.178d9p-36f,  -0x1.708706p-39f},
+      // d^4
+      {0x1.104436p-4f,  0x1.d444f6p-5f,  0x1.18a59ep-5f,  0x1.21e614p-8f,  -0x1.4470f8p-6f,  -0x1.1f988cp-5f,
+       -0x1.293f38p-5f, -0x1.d6645ap-6f, -0x1.27c384p-6f, -0x1.ee5008p-8f, -0x1.273b3ap-11f, 0x1.977e74p-9f,
+       0x1.0adep-8f,    0x1.cd5138p-9f,  0x1.4592f4p-9f,  0x1.8d7018p-10f, 0x1.b10114p-11f,  0x1.a8da52p-12f,
+       0x1.7ca6c6p-13f, 0x1.382cfcp-14f, 0x1.d7f50cp-16f, 0x1.4987a6p-17f, 0x1.aa269ap-19f,  0x1.ff50fep-21f,
+       0x1.1d094p-22f,  0x1.27a65ep-24f, 0x1.1d98fcp-26f, 0x1.0129ccp-28f, 0x1.aff8fep-31f,  0x1.52a566p-33f,
+       0x1.efd93p-36f,  0x1.532d92p-38f},
+      // d^5
+      {0x1.638d3ep-13f,  -0x1.cf3116p-7f,  -0x1.6c8826p-6f,  -0x1.754718p-6f,  -0x1.083c44p-6f,  -0x1.8161bap-8f,
+       0x1.5e4204p-9f,   0x1.0018e2p-7f,   0x1.2598f8p-7f,   0x1.d1254cp-8f,   0x1.19fea4p-8f,   0x1.ba1752p-10f,
+       0x1.ebf658p-21f,  -0x1.7fb12cp-11f, -0x1.ba87f2p-11f, -0x1.5f9916p-11f, -0x1.cbfffep-12f, -0x1.027b38p-12f,
+       -0x1.035c6ap-13f, -0x1.d4a5ecp-15f, -0x1.8176a6p-16f, -0x1.228506p-17f, -0x1.9273eap-19f, -0x1.0141fcp-20f,
+       -0x1.302a94p-22f, -0x1.4d53p-24f,   -0x1.531094p-26f, -0x1.40966ep-28f, -0x1.1a106ap-30f, -0x1.ce335ap-33f,
+       -0x1.60f902p-35f, -0x1.f6d0fap-38f},
+      // d^6
+      {-0x1.572328p-7f, 0x1.57631p-9f,    -0x1.0a0272p-6f, 0x1.03421cp-6f,  -0x1.171ac8p-7f, 0x1.54b2c6p-5f,
+       0x1.a009e4p-7f,  -0x1.084bp-7f,    0x1.c4cf8ep-10f, -0x1.cd439ap-8f, 0x1.6d3dd4p-12f, -0x1.8c468cp-11f,
+       -0x1.25198p-10f, -0x1.fe53dep-13f, 0x1.b9a198p-15f, 0x1.c74536p-13f, 0x1.0b0518p-13f, 0x1.be52aep-14f,
+       0x1.d0fep-15f,   0x1.03dea2p-15f,  0x1.d4bdcap-17f, 0x1.81c062p-18f, 0x1.1fd75cp-19f, 0x1.891d2cp-21f,
+       0x1.ed191ap-23f, 0x1.1d667ep-24f,  0x1.312deep-26f, 0x1.2e0c7cp-28f, 0x1.15a8eep-30f, 0x1.d9a0dcp-33f,
+       0x1.77d94cp-35f, 0x1.157e5p-37f},
+  };
+};
+
 // a sigmoid(-a) = a / (1 + e^a), SiLU's negative side (silu(-a) = -a sigmoid(-a)): degree 4, w = 0.25.
 struct SiluTable {
   static constexpr int kIntervals = 32;

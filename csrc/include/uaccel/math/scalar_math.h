@@ -89,9 +89,9 @@ C10_HOST_DEVICE T reciprocal_estimate(T x) {
 // instruction set converts cheaply; never for scalars.
 template <typename V>
 inline constexpr bool kWidened = false;
-// Whether SiLU and GELU ('none') look sigmoid and Phi up in activation_tables.h's polynomials
-// (activation_math.h's silu_by_table, gelu_by_table): on AVX-512's float vectors, which pick a
-// coefficient out of 32 in one instruction.
+// Whether SiLU and GELU ('none') look their negative sides (and GELU's derivative Phi) up in activation_tables.h's
+// polynomials (activation_math.h's silu_by_table, gelu_by_table, gelu_derivative_by_table): on AVX-512's float vectors,
+// which pick a coefficient out of 32 in one instruction.
 template <typename V>
 inline constexpr bool kByTable = false;
 
