@@ -156,8 +156,9 @@ UACCEL_ACTIVATION V silu_as_quotient(V x) {
 
 // F(a) for a >= 0 from Table's polynomial for a's interval (activation_tables.h; each coefficient one
 // lookup). The interval k = round(a / w) is left in the low bits of a sum with a magic number, as in
-// exp's reduction; d = a - k w is exact. Where w is a power of 2, additions find both, sparing the
-// multiplier, which the polynomial keeps busy. For tables with a split constant, returned as hi + lo.
+// exp's reduction; d = a - k w is exact. Where w is a power of 2, an addition finds k and VREDUCEPS d,
+// sparing the multiplier, which the polynomial keeps busy. Where Table::kSplitConstant, returned as
+// hi + lo.
 #if defined(CPU_CAPABILITY_AVX512)
 constexpr bool is_power_of_two(float w) {
   while (w < 1.0f) {
@@ -165,15 +166,21 @@ constexpr bool is_power_of_two(float w) {
   }
   return w == 1.0f;
 }
+constexpr int fraction_bits(float w) {
+  int bits = 0;
+  for (; w < 1.0f; w *= 2.0f) {
+    ++bits;
+  }
+  return bits;
+}
 
 template <typename Table, typename V>
 UACCEL_ACTIVATION V interval_of(V a, V& d) {
   constexpr float kMagic = 0x1.8p23f;  // adding it rounds to an integer, left in the low bits
   constexpr float kWidth = Table::kWidth;
   if constexpr (is_power_of_two(kWidth)) {
-    const V biased = a + V(kMagic * kWidth);
-    d = a - (biased - V(kMagic * kWidth));
-    return biased;
+    d = _mm512_reduce_ps(a, (fraction_bits(kWidth) << 4) | _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    return a + V(kMagic * kWidth);
   } else {
     const V biased = fma(a, V(1.0f / kWidth), V(kMagic));
     d = fma(biased - V(kMagic), V(-kWidth), a);
