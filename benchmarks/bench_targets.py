@@ -5,8 +5,9 @@ the CPU-speed work: forward <= 2.75x relu; bfloat16 forward <= float32 forward; 
 <= 1.3x the forward; backward from the result <= 1.5x mul; 2^24 elements with the uaccel allocator
 <= 1.25x x.clone(); GELU >= 2x F.gelu (backward 1.5x), SiLU >= 2x F.silu, the gated ops >= 1.5x the
 unfused chains (also at 2^24, and a training step at 2^20, with the uaccel allocator: glibc's fresh pages
-would time page faults). Medians of torch.utils.benchmark, each the best of `--repeat` runs (the spread
-between runs is printed). Per-call costs are benchmarks/bench_per_call.py's.
+would time page faults: with glibc, each training step's minor faults a call are printed where 100 or
+more). Medians of torch.utils.benchmark, each the best of `--repeat` runs (the spread between runs is
+printed). Per-call costs are benchmarks/bench_per_call.py's.
 
     python benchmarks/bench_targets.py [--repeat 3]
 """
@@ -15,6 +16,7 @@ import argparse
 import ctypes
 import functools
 import pathlib
+import resource
 import subprocess
 import tempfile
 import time
@@ -68,6 +70,23 @@ def training(fn, gate, up, grad):
     return torch.autograd.grad(fn(gate, up), (gate, up), grad)
 
 
+def best_of_training(fn, gate, up, grad, repeat):
+    """best_of of a training step, and the minor page faults a call took meanwhile: glibc returns the freed
+    blocks at the top of its heap to the system past a threshold and the next step faults them back in.
+    Which chain that befalls depends on the heap's layout when it is timed (ours or the unfused one,
+    seen both ways), so the count says when a ratio times the allocator rather than the kernels."""
+    calls = 0
+
+    def step(*args):
+        nonlocal calls
+        calls += 1
+        return training(*args)
+
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    timing = best_of(step, fn, gate, up, grad, repeat=repeat)
+    return timing, (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / calls
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=3)
@@ -118,21 +137,27 @@ def main():
             times["gelu_mul"] = best_of(gelu_mul, x, up, repeat=r)
             times["F.gelu(gate) * up"] = best_of(unfused_gelu, x, up, repeat=r)
             gate_, up_ = x.clone().requires_grad_(), up.clone().requires_grad_()
-            times["silu_mul fwd+bwd"] = best_of(training, silu_mul, gate_, up_, g, repeat=r)
-            times["unfused silu fwd+bwd"] = best_of(training, unfused_silu, gate_, up_, g, repeat=r)
-            times["gelu_mul fwd+bwd"] = best_of(training, gelu_mul, gate_, up_, g, repeat=r)
-            times["unfused gelu fwd+bwd"] = best_of(training, unfused_gelu, gate_, up_, g, repeat=r)
+            faults = {}
+            for op, fn in (
+                ("silu_mul fwd+bwd", silu_mul),
+                ("unfused silu fwd+bwd", unfused_silu),
+                ("gelu_mul fwd+bwd", gelu_mul),
+                ("unfused gelu fwd+bwd", unfused_gelu),
+            ):
+                times[op], faults[op] = best_of_training(fn, gate_, up_, g, r)
             forward[dtype] = times["elu"][0]
             name = str(dtype).removeprefix("torch.")
             print(f"\n2^{log2} {name}: ns/element, cycles/element, ratio to its roof (spread between runs)")
             results[f"2^{log2} {name}"] = {
                 op: {"ns_per_element": t / n * 1e9, "cycles_per_element": t / n * hz, "spread": spread}
+                | ({"page_faults_per_call": faults[op]} if op in faults else {})
                 for op, (t, spread) in times.items()
             }
             for op, (t, spread) in times.items():
                 roof = "mul" if "backward" in op or "mul" in op or "*" in op or "bwd" in op else "relu"
                 ratio = f"{t / times[roof][0]:5.2f}x {roof}" if op not in ("relu", "mul") else ""
-                print(f"  {op:26s} {t / n * 1e9:6.3f} ns  {t / n * hz:5.2f} cyc  {ratio:12s} (+{spread:.0%})")
+                faulted = f"  {faults[op]:.0f} page faults a call" if faults.get(op, 0) >= 100 else ""
+                print(f"  {op:26s} {t / n * 1e9:6.3f} ns  {t / n * hz:5.2f} cyc  {ratio:12s} (+{spread:.0%}){faulted}")
             print(
                 f"  targets: elu {times['elu'][0] / times['relu'][0]:.2f}x relu (<= 2.75); backward from input "
                 f"{times['elu_backward from input'][0] / times['elu'][0]:.2f}x forward (<= 1.3); from result "
