@@ -160,18 +160,15 @@ UACCEL_ACTIVATION V silu_as_quotient(V x) {
 // sparing the multiplier, which the polynomial keeps busy. Where Table::kSplitConstant, returned as
 // hi + lo.
 #if defined(CPU_CAPABILITY_AVX512)
-constexpr bool is_power_of_two(float w) {
-  while (w < 1.0f) {
-    w *= 2.0f;
-  }
-  return w == 1.0f;
-}
-constexpr int fraction_bits(float w) {
+constexpr int fraction_bits(float w) {  // the doublings that bring w < 1 to at least 1
   int bits = 0;
   for (; w < 1.0f; w *= 2.0f) {
     ++bits;
   }
   return bits;
+}
+constexpr bool is_power_of_two(float w) {
+  return w * static_cast<float>(1 << fraction_bits(w)) == 1.0f;
 }
 
 template <typename Table, typename V>
