@@ -41,22 +41,22 @@ def training_step(row):
     )
 
 
-def cases():
-    """(row, the reference under torch.compile): the benchmarked rows, then the training step of each
-    one-input op among them."""
-    rows = [row for row in OPS if row.benchmark]
+def cases(names=None):
+    """(row, the reference under torch.compile): the benchmarked rows (those named, if given), then the
+    training step of each one-input op among them."""
+    rows = [row for row in OPS if row.benchmark and (names is None or row.name in names)]
     steps = [row for row in rows if row.supports_grad and len(row.plain_inputs(torch.empty(1))) == 1]
     return [(row, torch.compile(row.reference, fullgraph=True)) for row in rows] + [
         (training_step(row), gradient_step(torch.compile(row.reference, fullgraph=True))) for row in steps
     ]
 
 
-def run(device, dtypes, sizes, thread_counts, min_run_time):
+def run(device, dtypes, sizes, thread_counts, min_run_time, names=None):
     torch._dynamo.config.cache_size_limit = 256
     rows, measurements = [], []
     for threads in thread_counts:
         torch.set_num_threads(threads)
-        for row, compiled in cases():
+        for row, compiled in cases(names):
             label = f"{row.name} ({device}, {threads} thread{'s' * (threads > 1)})"
             for dtype in dtypes:
                 for numel in sizes:
@@ -64,11 +64,20 @@ def run(device, dtypes, sizes, thread_counts, min_run_time):
                         row, device, dtype, numel, min_run_time=min_run_time, compiled=compiled, label=label
                     )
                     rows.append(dict(result, threads=threads))
+                    print(progress_line(rows[-1]), flush=True)  # a run cut short still shows what it timed
                     measurements += timed
         if device != "cpu":
             break  # thread count only matters on the CPU
     benchmark.Compare(measurements).print()
     return rows
+
+
+def progress_line(r):
+    ratios = " ".join(f"vs {name} {r[f'vs_{name}']:.2f}x" for name in ("aten", "compiled", "roof") if f"vs_{name}" in r)
+    return (
+        f"{r['op']} {r['dtype']} 2^{r['numel'].bit_length() - 1} {r['threads']}t: uaccel {r['uaccel_us']:.1f} us, "
+        f"{ratios}, spread {r['spread']:.2f}"
+    )
 
 
 def large_outputs_under_the_allocator(dtypes, thread_counts, min_run_time):
@@ -206,6 +215,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--max-log2", type=int, default=None, help="largest size, log2 (default 24 CPU, 30 GPU)")
+    parser.add_argument("--ops", type=str, default=None, help="only these op-table rows, comma-separated names")
+    parser.add_argument("--log2-sizes", type=str, default=None, help="the sizes, log2, comma-separated (e.g. 20,24,28)")
     parser.add_argument("--min-run-time", type=float, default=0.2)
     parser.add_argument(
         "--out", type=pathlib.Path, default=None, help="JSON path (default benchmarks/results/ops_<device>.json)"
@@ -216,12 +227,15 @@ def main(argv=None):
     machine = machine_name(args.device)
     max_log2 = args.max_log2 or (24 if args.device == "cpu" else 30)
     sizes = [2**k for k in range(10 if args.device == "cpu" else 16, max_log2 + 1, 2)]
+    if args.log2_sizes:
+        sizes = [2 ** int(k) for k in args.log2_sizes.split(",")]
     threads = [1, 2] if args.device == "cpu" else [torch.get_num_threads()]
     contended = contention(2) if args.device == "cpu" else None
     if contended:  # 2-thread timings would be the scheduler's quantum, not the op: time 1 thread only
         print(f"The machine is contended ({contended}): timing 1 thread only.")
         threads = [1]
-    rows = run(args.device, (torch.float32, torch.bfloat16), sizes, threads, args.min_run_time)
+    names = args.ops.split(",") if args.ops else None
+    rows = run(args.device, (torch.float32, torch.bfloat16), sizes, threads, args.min_run_time, names)
     result = {
         "machine": machine,
         "torch": torch.__version__,

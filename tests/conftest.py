@@ -32,6 +32,16 @@ DEVICES = [
 ]
 
 
+def pytest_runtest_logreport(report):
+    """With UACCEL_FAILURE_LOG set, each failure (a crashed xdist worker's too) is appended to that file
+    as it happens: a run stopped by its time limit (benchmarks/gpu_check.sh) still says what failed.
+    Written by the main process only (xdist's workers report to it)."""
+    path = os.environ.get("UACCEL_FAILURE_LOG")
+    if path and report.failed and "PYTEST_XDIST_WORKER" not in os.environ:
+        with open(path, "a") as log:
+            log.write(f"=== {report.nodeid} ({report.when})\n{report.longreprtext}\n\n")
+
+
 @pytest.fixture(params=DEVICES)
 def device(request):
     return request.param

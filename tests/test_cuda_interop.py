@@ -59,6 +59,10 @@ def test_ops_and_async_copy_run_on_a_cupy_stream_made_current():
         done.record()
     done.synchronize()
     torch.testing.assert_close(host, F.elu(torch.full((n,), -2.0), 1.0))
+    # async_copy recorded the stream on the pinned block (as copy_(non_blocking=True) does), and PyTorch's
+    # host allocator records an event on that stream when the block is freed: the tensors go before
+    # CuPy destroys its stream (freed after it, the event's record fails in the deleter and aborts).
+    del host, y, done
 
 
 def test_registered_host_memory_is_shared_with_cupy_kernels():

@@ -306,6 +306,18 @@ def _inplace_errors(op: str, extra=lambda device: ()):
     return cases
 
 
+def _mixed_device_errors(op: str, device: str):
+    """A two-input op's inputs, either one on the CPU and the other on `device`: the checks refuse them
+    (not the device guard of the implementation the dispatcher picked)."""
+    if device == "cpu":
+        return
+    for first, second in ((device, "cpu"), ("cpu", device)):
+        a, b = torch.randn(4, 5, device=first), torch.randn(4, 5, device=second)
+        yield ErrorCase(
+            "devices", (a, b), RuntimeError, rf"uaccel\.{op}: .*same device, but got {a.device} and {b.device}"
+        )
+
+
 def _backward_errors(op: str, saved: str, extra=lambda device: ()):
     """A backward op's (grad_output, `saved`): non-floating, mismatched, on mixed devices; and `extra`."""
 
@@ -317,13 +329,7 @@ def _backward_errors(op: str, saved: str, extra=lambda device: ()):
         yield ErrorCase(
             "dtype", (g, x.double()), RuntimeError, prefix + r"same dtype, but got torch.float32 and torch.float64"
         )
-        if device != "cpu":
-            yield ErrorCase(
-                "devices",
-                (g, x.cpu()),
-                RuntimeError,
-                prefix + r"same device, but got cuda:0 and cpu",
-            )
+        yield from _mixed_device_errors(op, device)
         yield from extra(device)
 
     return cases
@@ -634,6 +640,7 @@ def _broadcast_errors(op: str, also=lambda device: ()):
             RuntimeError,
             rf"uaccel\.{op}: expected gate and up to broadcast to one shape, but got \[4, 5\] and \[4, 3\]",
         )
+        yield from _mixed_device_errors(op, device)
         yield from also(device)
 
     return cases

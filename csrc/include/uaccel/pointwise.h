@@ -457,6 +457,19 @@ struct NoDeviceGuard {
   explicit NoDeviceGuard(c10::Device) {}
 };
 
+// The device an implementation's guard is set to: the first input off the CPU (the dispatcher chose a
+// device's implementation for it), so that inputs on mixed devices reach the checks' message rather
+// than a device guard's refusal of a CPU device.
+template <size_t N>
+c10::Device kernel_device(const std::array<const at::Tensor*, N>& in) {
+  for (const at::Tensor* t : in) {
+    if (!t->is_cpu()) {
+      return t->device();
+    }
+  }
+  return in[0]->device();
+}
+
 // The op's implementations on one device: the shared checks and the iterator, then `Run::forward`
 // or `Run::backward` (the CPU's dispatch points, or the CUDA kernels) under `Guard` (the device's).
 // Where the tensors share one shape and dtype and are dense in one format, `Run`'s dense kernels
@@ -477,7 +490,7 @@ struct Implementations<Op, Run, Guard, std::index_sequence<I...>, std::tuple<P..
 
   static at::Tensor forward(TensorRef<I>... inputs, Arg<P>... params) {
     const std::array<const at::Tensor*, N> in{&inputs...};
-    const Guard guard(in[0]->device());
+    const Guard guard(kernel_device(in));
     const auto& labels = names<Op>();
     const char* op = labels.forward_label.c_str();
     check_choices<Op, Which::forward>(op, params...);
@@ -507,7 +520,7 @@ struct Implementations<Op, Run, Guard, std::index_sequence<I...>, std::tuple<P..
   }
   static Result backward(const at::Tensor& grad_output, TensorRef<I>... saved, Arg<B>... params) {
     const std::array<const at::Tensor*, N + 1> in{&grad_output, &saved...};
-    const Guard guard(in[1]->device());
+    const Guard guard(kernel_device(in));
     const auto& labels = names<Op>();
     const char* op = labels.backward_label.c_str();
     check_choices<Op, Which::backward>(op, params...);
