@@ -1,11 +1,12 @@
-"""Writes csrc/include/uaccel/math/activation_tables.h: the functions of a = |x| that AVX-512's activations
-look up (activation_math.h's polynomial_by_table), each as 32 polynomials in d = a - k w (k = 0..31,
-|d| <= w/2), one permutation a coefficient (vec_math.h's lookup):
+"""Writes csrc/include/uaccel/math/activation_tables.h: the functions of a = |x| that the activations look
+up on AVX-512 and AVX2 (activation_math.h's polynomial_by_table), each as 32 (AVX-512) or 8 (AVX2)
+polynomials in d = a - k w (|d| <= w/2), one permutation a coefficient (vec_math.h's lookup):
     Phi(-a), the standard normal distribution's lower tail (GELU's derivative), w = 3/16, degree 6, its
         constant term kept as two floats (hi + lo): the derivative needs Phi itself, to the last bit;
     a Phi(-a) = -gelu(-a), GELU's negative side, w = 1/4, degree 6, and a sigmoid(-a) = -silu(-a), SiLU's,
         w = 1/4, degree 4: the product by a in the fit, one float a constant, so that the forwards
-        evaluate no more than the polynomial (each rounding spared is an instruction spared).
+        evaluate no more than the polynomial (each rounding spared is an instruction spared);
+    a sigmoid(-a) again for AVX2, whose permutation indexes 8 floats: 8 intervals of w = 1, degree 7.
 k w has few significant bits, so d = a - k w is exact in float (Sterbenz).
 
 Each polynomial is a relative minimax fit (Lawson's algorithm on Chebyshev nodes, float64) whose
@@ -22,7 +23,6 @@ from pathlib import Path
 
 import numpy as np
 
-INTERVALS = 32  # two registers of 16 floats: one vpermt2ps a coefficient
 NODES = 400
 MARGIN = 1.02  # a rounded to the neighbouring interval lands just outside |d| <= w/2
 
@@ -37,6 +37,7 @@ class Table:
     width: float
     degree: int
     split_constant: bool
+    intervals: int = 32  # AVX-512: two registers of 16 floats, one VPERMT2PS a coefficient; AVX2: 8, VPERMPS
 
 
 TABLES = [
@@ -63,6 +64,15 @@ TABLES = [
         width=1 / 4,
         degree=4,
         split_constant=False,
+    ),
+    Table(
+        "SiluTableAvx2",
+        "a sigmoid(-a), SiLU's negative side, for AVX2",
+        lambda a: a / (1 + math.exp(a)),
+        width=1,
+        degree=7,
+        split_constant=False,
+        intervals=8,
     ),
 ]
 
@@ -108,7 +118,7 @@ def float_literal(value: np.float32) -> str:
 
 
 def struct(table: Table) -> str:
-    coefficients = np.array([fit_interval(table, k) for k in range(INTERVALS)], dtype=np.float32).T
+    coefficients = np.array([fit_interval(table, k) for k in range(table.intervals)], dtype=np.float32).T
     constant = ["constant's high part", "constant's low part"] if table.split_constant else ["constant"]
     names = constant + [f"d^{j}" for j in range(1, table.degree + 1)]
     rows = "\n".join(
@@ -117,11 +127,11 @@ def struct(table: Table) -> str:
     )
     return f"""// {table.description}: degree {table.degree}, w = {float(table.width)}.
 struct {table.name} {{
-  static constexpr int kIntervals = {INTERVALS};
+  static constexpr int kIntervals = {table.intervals};
   static constexpr int kDegree = {table.degree};
   static constexpr float kWidth = {float(table.width)}f;
   static constexpr bool kSplitConstant = {str(table.split_constant).lower()};
-  alignas(64) static constexpr float kCoefficients[{len(coefficients)}][{INTERVALS}] = {{
+  alignas(64) static constexpr float kCoefficients[{len(coefficients)}][{table.intervals}] = {{
 {rows}
   }};
 }};"""

@@ -156,10 +156,10 @@ UACCEL_ACTIVATION V silu_as_quotient(V x) {
 
 // F(a) for a >= 0 from Table's polynomial for a's interval (activation_tables.h; each coefficient one
 // lookup). The interval k = round(a / w) is left in the low bits of a sum with a magic number, as in
-// exp's reduction; d = a - k w is exact. Where w is a power of 2, an addition finds k and VREDUCEPS d,
-// sparing the multiplier, which the polynomial keeps busy. Where Table::kSplitConstant, returned as
-// hi + lo.
-#if defined(CPU_CAPABILITY_AVX512)
+// exp's reduction; d = a - k w is exact. Where w is a power of 2, an addition finds k (and on AVX-512
+// VREDUCEPS d), sparing the multiplier, which the polynomial keeps busy. Where Table::kSplitConstant,
+// returned as hi + lo.
+#if defined(CPU_CAPABILITY_AVX512) || defined(CPU_CAPABILITY_AVX2)
 constexpr int fraction_bits(float w) {  // the doublings that bring w < 1 to at least 1
   int bits = 0;
   for (; w < 1.0f; w *= 2.0f) {
@@ -176,8 +176,13 @@ UACCEL_ACTIVATION V interval_of(V a, V& d) {
   constexpr float kMagic = 0x1.8p23f;  // adding it rounds to an integer, left in the low bits
   constexpr float kWidth = Table::kWidth;
   if constexpr (is_power_of_two(kWidth)) {
+    const V biased = a + V(kMagic * kWidth);  // its last place is w: k w + kMagic w
+#if defined(CPU_CAPABILITY_AVX512)
     d = _mm512_reduce_ps(a, (fraction_bits(kWidth) << 4) | _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    return a + V(kMagic * kWidth);
+#else
+    d = a - (biased - V(kMagic * kWidth));
+#endif
+    return biased;
   } else {
     const V biased = fma(a, V(1.0f / kWidth), V(kMagic));
     d = fma(biased - V(kMagic), V(-kWidth), a);
@@ -213,30 +218,41 @@ UACCEL_ACTIVATION V polynomial_by_table(V a) {
 }
 #endif
 
-// How far SiLU's table reaches: the last interval's centre, where a rounds to its k, not to the next
-// (which would index interval 0).
-inline constexpr float kSiluByTableTo = (SiluTable::kIntervals - 1) * SiluTable::kWidth;
+// SiLU's table on this instruction set (AVX-512's elsewhere, where none is looked up), and how far it
+// reaches: the last interval's centre, where a rounds to its k, not to the next (which would index
+// interval 0).
+#if defined(CPU_CAPABILITY_AVX2)
+using SiluTableHere = SiluTableAvx2;
+#else
+using SiluTableHere = SiluTable;
+#endif
+inline constexpr float kSiluByTableTo = (SiluTableHere::kIntervals - 1) * SiluTableHere::kWidth;
 
-// SiLU for float vectors by table, where kByTable and every |x| is at most kSiluByTableTo: t = a
+// SiLU for float vectors by table, where kSiluByTable and every |x| is at most kSiluByTableTo: t = a
 // sigmoid(-a) for a = |x| from the table (the product by a is in the fit), then x sigmoid(x) = max(x, 0)
 // - t (-t where x < 0; a - t elsewhere, t <= a / 2: no cancellation), so the result is off by the fit's
 // error and the polynomial's last two roundings. Beyond (and for NaN), the quotient, out of line.
-#if defined(CPU_CAPABILITY_AVX512)
+#if defined(CPU_CAPABILITY_AVX512) || defined(CPU_CAPABILITY_AVX2)
 template <typename V>
 UACCEL_ACTIVATION V silu_by_table(V x) {
-  return positive_part(x) - polynomial_by_table<SiluTable>(x.abs());
+  return positive_part(x) - polynomial_by_table<SiluTableHere>(x.abs());
 }
 #endif
 
 // SiLU, x * sigmoid(x), to 2 ulp (exp's error and one rounding: 1.69 ulp measured in float32; as a
-// quotient, 1.78; by table, 1.72).
+// quotient, 1.78; by table, 1.72 on AVX-512 and 1.37 on AVX2).
 template <typename T, typename V>
 UACCEL_ACTIVATION V silu(V x) {
-  if constexpr (kByTable<V>) {
-    return C10_LIKELY(all_at_most(x.abs(), kSiluByTableTo)) ? silu_by_table(x)
-                                                            : off_table([](V x) { return silu_as_quotient(x); }, x);
+  const auto by_quotient = [](V x) { return times_sigmoid<T, false>(x, exp_nonpositive(neg_abs(x)), V(T(0))); };
+  if constexpr (kSiluByTable<V>) {
+#if defined(CPU_CAPABILITY_AVX512)
+    const auto beyond = [](V x) { return silu_as_quotient(x); };
+#else
+    const auto beyond = by_quotient;
+#endif
+    return C10_LIKELY(all_at_most(x.abs(), kSiluByTableTo)) ? silu_by_table(x) : off_table(beyond, x);
   } else {
-    return times_sigmoid<T, false>(x, exp_nonpositive(neg_abs(x)), V(T(0)));
+    return by_quotient(x);
   }
 }
 

@@ -382,6 +382,23 @@ C10_ALWAYS_INLINE at::vec::Vectorized<float> lookup(const float (&table)[32], at
   return _mm512_permutex2var_ps(_mm512_load_ps(table), _mm512_castps_si512(bits), _mm512_load_ps(table + 16));
 }
 #endif
+#if defined(CPU_CAPABILITY_AVX2)
+// AVX2's forms of the above (activation_math.h's SiLU by table).
+template <int kPredicate>
+C10_ALWAYS_INLINE bool all_lanes(at::vec::Vectorized<float> x, float bound) {
+  return _mm256_movemask_ps(_mm256_cmp_ps(x, _mm256_set1_ps(bound), kPredicate)) == 0xFF;
+}
+C10_ALWAYS_INLINE bool all_at_most(at::vec::Vectorized<float> x, float bound) {
+  return all_lanes<_CMP_LE_OQ>(x, bound);
+}
+C10_ALWAYS_INLINE at::vec::Vectorized<float> positive_part(at::vec::Vectorized<float> x) {
+  return _mm256_max_ps(_mm256_setzero_ps(), x);
+}
+// table[index % 8] in every lane: 8 floats in one register, one VPERMPS.
+C10_ALWAYS_INLINE at::vec::Vectorized<float> lookup(const float (&table)[8], at::vec::Vectorized<float> bits) {
+  return _mm256_permutevar8x32_ps(_mm256_load_ps(table), _mm256_castps_si256(bits));
+}
+#endif
 template <typename T>
 at::vec::Vectorized<T> fma(at::vec::Vectorized<T> a, at::vec::Vectorized<T> b, at::vec::Vectorized<T> c) {
   return cpu::fma(a, b, c);
@@ -462,6 +479,10 @@ inline constexpr bool kWidened<at::vec::Vectorized<float>> = true;
 #if defined(CPU_CAPABILITY_AVX512)
 template <>
 inline constexpr bool kByTable<at::vec::Vectorized<float>> = true;
+#endif
+#if defined(CPU_CAPABILITY_AVX2)
+template <>
+inline constexpr bool kSiluByTable<at::vec::Vectorized<float>> = true;
 #endif
 
 } // namespace uaccel::math
