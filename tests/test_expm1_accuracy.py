@@ -132,8 +132,9 @@ def _gelu_derivative_terms(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]
 
 @pytest.mark.parametrize("path", ["table", "widened"])
 def test_float32_gelu_and_its_derivative_on_either_path(path):
-    """GELU 'none' on AVX-512 takes Phi from a table of polynomials wherever a whole vector is at least
-    -4.5, and the widened path otherwise: both within GELU's 2 ulp, and its derivative within 4 ulp of
+    """GELU 'none' takes Phi from a table of polynomials wherever a whole vector is within its reach (AVX-512:
+    at least -4.5; AVX2: |x| <= 3.75, the derivative |x| <= 2.8125), and the widened path otherwise (a lane
+    of -5 in every vector): both within GELU's 2 ulp, and its derivative within 4 ulp of
     the larger of its two terms, Phi(x) and |x phi(x)| (they cancel where it crosses 0 near x = -0.75;
     ATen's float32 gelu_backward is off by over 4000 of those ulps near x = -4.4), on every step-th bit
     pattern of [-4.5, 8]."""

@@ -6,7 +6,8 @@ polynomials in d = a - k w (|d| <= w/2), one permutation a coefficient (vec_math
     a Phi(-a) = -gelu(-a), GELU's negative side, w = 1/4, degree 6, and a sigmoid(-a) = -silu(-a), SiLU's,
         w = 1/4, degree 4: the product by a in the fit, one float a constant, so that the forwards
         evaluate no more than the polynomial (each rounding spared is an instruction spared);
-    a sigmoid(-a) again for AVX2, whose permutation indexes 8 floats: 8 intervals of w = 1, degree 7.
+    for AVX2, whose permutation indexes 8 floats: Phi(-a) and a Phi(-a) again in 16 intervals (two
+        permutations and a blend a coefficient), and a sigmoid(-a) in 8 intervals of w = 1, degree 7.
 k w has few significant bits, so d = a - k w is exact in float (Sterbenz).
 
 Each polynomial is a relative minimax fit (Lawson's algorithm on Chebyshev nodes, float64) whose
@@ -64,6 +65,24 @@ TABLES = [
         width=1 / 4,
         degree=4,
         split_constant=False,
+    ),
+    Table(
+        "NormalCdfTableAvx2",
+        "Phi(-a) for AVX2 (NormalCdfTable's first 16 intervals, up to the last bits of the fit)",
+        lambda a: 0.5 * math.erfc(a / math.sqrt(2)),
+        width=3 / 16,
+        degree=6,
+        split_constant=True,
+        intervals=16,
+    ),
+    Table(
+        "GeluTableAvx2",
+        "a Phi(-a), GELU's negative side, for AVX2 (GeluTable's first 16 intervals)",
+        lambda a: a * 0.5 * math.erfc(a / math.sqrt(2)),
+        width=1 / 4,
+        degree=6,
+        split_constant=False,
+        intervals=16,
     ),
     Table(
         "SiluTableAvx2",

@@ -228,7 +228,7 @@ using SiluTableHere = SiluTable;
 #endif
 inline constexpr float kSiluByTableTo = (SiluTableHere::kIntervals - 1) * SiluTableHere::kWidth;
 
-// SiLU for float vectors by table, where kSiluByTable and every |x| is at most kSiluByTableTo: t = a
+// SiLU for float vectors by table, where kByTable or kByShortTable and every |x| is at most kSiluByTableTo: t = a
 // sigmoid(-a) for a = |x| from the table (the product by a is in the fit), then x sigmoid(x) = max(x, 0)
 // - t (-t where x < 0; a - t elsewhere, t <= a / 2: no cancellation), so the result is off by the fit's
 // error and the polynomial's last two roundings. Beyond (and for NaN), the quotient, out of line.
@@ -244,7 +244,7 @@ UACCEL_ACTIVATION V silu_by_table(V x) {
 template <typename T, typename V>
 UACCEL_ACTIVATION V silu(V x) {
   const auto by_quotient = [](V x) { return times_sigmoid<T, false>(x, exp_nonpositive(neg_abs(x)), V(T(0))); };
-  if constexpr (kSiluByTable<V>) {
+  if constexpr (kByTable<V> || kByShortTable<V>) {
 #if defined(CPU_CAPABILITY_AVX512)
     const auto beyond = [](V x) { return silu_as_quotient(x); };
 #else
@@ -268,28 +268,69 @@ UACCEL_ACTIVATION V silu_derivative(V g, V x, V& value) {
   return gs * (V(T(1)) + x * one_minus_s);
 }
 
-// GELU for float vectors by table, where kByTable and every lane is at least kGeluByTableFrom: t = a Phi(-a)
+// GELU for float vectors by table, where kByTable or kByShortTable and gelu_table_covers(x): t = a Phi(-a)
 // for a = |x| from the table (the product by a in the fit), then x Phi(x) = max(x, 0) - t, as SiLU's.
-// Past a = 5.9, t < 1.1e-8 leaves a unchanged: a is clamped there (+inf gives inf). Below
-// kGeluByTableFrom, where the fits' relative error grows, and for NaN, the widened path, out of line (so
-// the loop keeps the table in registers).
+// AVX-512's table reaches a = 7.875; past a = 5.9, t < 1.1e-8 leaves a unchanged: a is clamped there (+inf
+// gives inf), and below kGeluByTableFrom the fits' relative error grows. AVX2's, 16 intervals, reaches |x|
+// <= 3.75 (a vector of 8 floats from N(0, 1) leaves it once in about 700). Elsewhere, and for NaN, the
+// widened path, out of line (so the loop keeps the table in registers).
 inline constexpr float kGeluByTableFrom = -4.5f;
 inline constexpr float kGeluTailBelow = 5.9f;
 #if defined(CPU_CAPABILITY_AVX512)
 template <typename V>
+UACCEL_ACTIVATION bool gelu_table_covers(V x) {
+  return all_at_least(x, kGeluByTableFrom);
+}
+template <typename V>
 UACCEL_ACTIVATION V gelu_by_table(V x) {
   return positive_part(x) - polynomial_by_table<GeluTable>(at::vec::clamp_max(x.abs(), V(kGeluTailBelow)));
 }
+#elif defined(CPU_CAPABILITY_AVX2)
+inline constexpr float kGeluByTableTo = (GeluTableAvx2::kIntervals - 1) * GeluTableAvx2::kWidth;
+template <typename V>
+UACCEL_ACTIVATION bool gelu_table_covers(V x) {
+  return all_at_most(x.abs(), kGeluByTableTo);
+}
+template <typename V>
+UACCEL_ACTIVATION V gelu_by_table(V x) {
+  return positive_part(x) - polynomial_by_table<GeluTableAvx2>(x.abs());
+}
+#endif
 
 // GELU's derivative, Phi(x) + x phi(x), and GELU: Phi(-a) from its table as hi + lo, so that Phi(x) =
 // hi + lo or 1 - (hi + lo) and x Phi(x) as gelu_by_table's; phi(x) = exp(-x^2 / 2) / sqrt(2 pi), the
 // constant folded into exp's scaling by 2^n, x^2's rounding error carried (exp(-(s + s_lo) / 2) =
-// exp(-s / 2) (1 - s_lo / 2)).
+// exp(-s / 2) (1 - s_lo / 2)). Where gelu_derivative_table_covers(x): on AVX-512 where GELU's table
+// does (a clamped at 5.9, as there); AVX2's 16 intervals reach |x| <= 2.8125 (a vector of 8 floats from
+// N(0, 1) leaves it once in about 25).
+#if defined(CPU_CAPABILITY_AVX512)
+using NormalCdfTableHere = NormalCdfTable;
+template <typename V>
+UACCEL_ACTIVATION bool gelu_derivative_table_covers(V x) {
+  return gelu_table_covers(x);
+}
+template <typename V>
+UACCEL_ACTIVATION V cdf_table_argument(V x) {
+  return at::vec::clamp_max(x.abs(), V(kGeluTailBelow));
+}
+#elif defined(CPU_CAPABILITY_AVX2)
+using NormalCdfTableHere = NormalCdfTableAvx2;
+inline constexpr float kGeluDerivativeByTableTo = (NormalCdfTableAvx2::kIntervals - 1) * NormalCdfTableAvx2::kWidth;
+template <typename V>
+UACCEL_ACTIVATION bool gelu_derivative_table_covers(V x) {
+  return all_at_most(x.abs(), kGeluDerivativeByTableTo);
+}
+template <typename V>
+UACCEL_ACTIVATION V cdf_table_argument(V x) {
+  return x.abs();
+}
+#endif
+#if defined(CPU_CAPABILITY_AVX512) || defined(CPU_CAPABILITY_AVX2)
 template <typename V>
 UACCEL_ACTIVATION V gelu_derivative_by_table(V x, V& value) {
-  const V clamped = at::vec::clamp_max(x.abs(), V(kGeluTailBelow));
+  const V clamped = cdf_table_argument(x);
   V lo;
-  const V hi = polynomial_by_table<NormalCdfTable>(clamped, lo);
+  const V hi = polynomial_by_table<NormalCdfTableHere>(clamped, lo);
   value = positive_part(x) - fma(clamped, hi, clamped * lo);
   const V lower = hi + lo, cdf = select(sign_bit_set(x), lower, V(1.0f) - lower);
   const V square = x * x, half_square_lo = fms(x, x, square) * V(-0.5f);
@@ -316,12 +357,12 @@ std::array<V, 2> gelu_derivative_widened(V x) {
   });
 }
 
-// GELU, x Phi(x). Float vectors: by table where kByTable, else widened. Otherwise x/2 (tail +
-// correction): one rounding after erfc's (fma), so float32 is within 2 ulp.
+// GELU, x Phi(x). Float vectors: by table where kByTable or kByShortTable, else widened. Otherwise x/2
+// (tail + correction): one rounding after erfc's (fma), so float32 is within 2 ulp.
 template <typename T, typename V>
 UACCEL_ACTIVATION V gelu(V x) {
-  if constexpr (kByTable<V>) {
-    return C10_LIKELY(all_at_least(x, kGeluByTableFrom)) ? gelu_by_table(x) : off_table(gelu_widened<V>, x)[0];
+  if constexpr (kByTable<V> || kByShortTable<V>) {
+    return C10_LIKELY(gelu_table_covers(x)) ? gelu_by_table(x) : off_table(gelu_widened<V>, x)[0];
   } else if constexpr (kWidened<V>) {
     return gelu_widened(x)[0];
   } else {
@@ -335,13 +376,14 @@ UACCEL_ACTIVATION V gelu(V x) {
 // Phi(x) + x phi(x), phi(x) = exp(-x^2 / 2) / sqrt(2 pi). +-inf give NaN (inf * 0), as in ATen.
 template <typename T, typename V>
 UACCEL_ACTIVATION V gelu_derivative(V x, V& value) {
-  if constexpr (kByTable<V> || kWidened<V>) {
-    if constexpr (kByTable<V>) {
-      if (C10_LIKELY(all_at_least(x, kGeluByTableFrom))) {
+  if constexpr (kByTable<V> || kByShortTable<V> || kWidened<V>) {
+    constexpr bool kTable = kByTable<V> || kByShortTable<V>;
+    if constexpr (kTable) {
+      if (C10_LIKELY(gelu_derivative_table_covers(x))) {
         return gelu_derivative_by_table(x, value);
       }
     }
-    const auto [derivative, gelu] = kByTable<V> ? off_table(gelu_derivative_widened<V>, x) : gelu_derivative_widened(x);
+    const auto [derivative, gelu] = kTable ? off_table(gelu_derivative_widened<V>, x) : gelu_derivative_widened(x);
     value = gelu;
     return derivative;
   } else {

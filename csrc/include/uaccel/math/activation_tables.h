@@ -175,6 +175,86 @@ struct SiluTable {
   };
 };
 
+// Phi(-a) for AVX2 (NormalCdfTable's first 16 intervals, up to the last bits of the fit): degree 6, w = 0.1875.
+struct NormalCdfTableAvx2 {
+  static constexpr int kIntervals = 16;
+  static constexpr int kDegree = 6;
+  static constexpr float kWidth = 0.1875f;
+  static constexpr bool kSplitConstant = true;
+  alignas(64) static constexpr float kCoefficients[8][16] = {
+      // constant's high part
+      {0x1p-1f, 0x1.b3d97cp-2f, 0x1.6a527ap-2f, 0x1.25c5e4p-2f, 0x1.d022p-3f, 0x1.64dd8ep-3f, 0x1.0ad7dap-3f,
+       0x1.83cab6p-4f, 0x1.11a46ep-4f, 0x1.76d04ep-5f, 0x1.f20394p-6f, 0x1.40cccep-6f, 0x1.90925p-7f, 0x1.e49cecp-8f,
+       0x1.1bee6cp-8f, 0x1.42297ap-9f},
+      // constant's low part
+      {0x1.04p-46f, -0x1.b49888p-27f, -0x1.fc3014p-27f, -0x1.e25e78p-29f, 0x1.5ad17p-29f, 0x1.4d50b8p-28f,
+       0x1.f38be2p-32f, 0x1.0031fap-30f, -0x1.da6718p-30f, 0x1.713122p-31f, 0x1.d97d48p-31f, -0x1.fe76d4p-32f,
+       -0x1.bc6f0ep-32f, -0x1.2b5bb6p-34f, 0x1.f307bcp-38f, 0x1.500354p-35f},
+      // d^1
+      {-0x1.988454p-2f, -0x1.91661p-2f, -0x1.7cc794p-2f, -0x1.5cbdcp-2f, -0x1.345d5ep-2f, -0x1.073e62p-2f,
+       -0x1.b1ec62p-3f, -0x1.594762p-3f, -0x1.094086p-3f, -0x1.8977c8p-4f, -0x1.19bfa4p-4f, -0x1.858fbcp-5f,
+       -0x1.0402ep-5f, -0x1.4f18bcp-6f, -0x1.a0f22cp-7f, -0x1.f4dda6p-8f},
+      // d^2
+      {0x1.bf331p-20f, 0x1.2d0c8cp-5f, 0x1.1d95acp-4f, 0x1.885576p-4f, 0x1.ce8c0ap-4f, 0x1.ed94f8p-4f, 0x1.e829eep-4f,
+       0x1.c52dbp-4f, 0x1.8de0cap-4f, 0x1.4bfd1p-4f, 0x1.0823aap-4f, 0x1.91bc38p-5f, 0x1.24833cp-5f, 0x1.986626p-6f,
+       0x1.119eeep-6f, 0x1.602bd8p-7f},
+      // d^3
+      {0x1.1004a4p-4f, 0x1.0231c2p-4f, 0x1.b442aep-5f, 0x1.3dd7dcp-5f, 0x1.67a782p-6f, 0x1.5412f2p-8f, -0x1.335cdp-7f,
+       -0x1.4cb322p-6f, -0x1.ba0e38p-6f, -0x1.e4aefcp-6f, -0x1.d87f54p-6f, -0x1.a68b9ep-6f, -0x1.6018acp-6f,
+       -0x1.13f848p-6f, -0x1.995854p-7f, -0x1.206c0ap-7f},
+      // d^4
+      {0x1.b4ffc2p-10f, -0x1.298806p-7f, -0x1.1018fp-6f, -0x1.5ee57cp-6f, -0x1.77b15cp-6f, -0x1.5cfdf8p-6f,
+       -0x1.1a36fcp-6f, -0x1.81de2ep-7f, -0x1.8e176cp-8f, -0x1.0d180ap-10f, 0x1.6af23ap-9f, 0x1.4ff826p-8f,
+       0x1.92305p-8f, 0x1.905f0ep-8f, 0x1.62d484p-8f, 0x1.20355ep-8f},
+      // d^5
+      {-0x1.a72326p-6f, -0x1.2c74b2p-7f, -0x1.96d2f4p-8f, -0x1.a2ef0cp-9f, 0x1.701686p-11f, 0x1.9ba018p-9f,
+       0x1.59b1d6p-8f, 0x1.94ee12p-8f, 0x1.7550dp-8f, 0x1.40d2d6p-8f, 0x1.a1c88ap-9f, 0x1.def932p-10f, 0x1.dac75cp-12f,
+       -0x1.f2999ep-12f, -0x1.fb5d38p-11f, -0x1.2dc9a6p-10f},
+      // d^6
+      {0x1.cce988p-5f, 0x1.91221p-10f, 0x1.12551ep-9f, 0x1.78b7f2p-9f, 0x1.334684p-9f, 0x1.3cae9ap-9f, 0x1.50a10cp-10f,
+       0x1.fc1092p-14f, -0x1.7ce568p-12f, -0x1.766478p-10f, -0x1.3ec474p-10f, -0x1.81d756p-10f, -0x1.fa99a8p-11f,
+       -0x1.261d28p-11f, -0x1.1fdf6ep-12f, -0x1.af3ae6p-15f},
+  };
+};
+
+// a Phi(-a), GELU's negative side, for AVX2 (GeluTable's first 16 intervals): degree 6, w = 0.25.
+struct GeluTableAvx2 {
+  static constexpr int kIntervals = 16;
+  static constexpr int kDegree = 6;
+  static constexpr float kWidth = 0.25f;
+  static constexpr bool kSplitConstant = false;
+  alignas(64) static constexpr float kCoefficients[7][16] = {
+      // constant
+      {0x0p+0f, 0x1.9aecbap-4f, 0x1.3bf144p-3f, 0x1.5c198p-3f, 0x1.44ed0cp-3f, 0x1.0e76a2p-3f, 0x1.9a76a4p-4f,
+       0x1.1f24ep-4f, 0x1.74bcf8p-5f, 0x1.c2a49ap-6f, 0x1.fcb21ep-7f, 0x1.0c832ep-7f, 0x1.096698p-8f, 0x1.eb9b5cp-10f,
+       0x1.aae05p-11f, 0x1.5babcp-12f},
+      // d^1
+      {0x1p-1f, 0x1.37f00cp-2f, 0x1.0f5eb8p-3f, 0x1.95f1dep-11f, -0x1.55429ap-4f, -0x1.f66bfcp-4f, -0x1.050e92p-3f,
+       -0x1.c65a8p-4f, -0x1.5d1c06p-4f, -0x1.e4e1e4p-5f, -0x1.341c2ap-5f, -0x1.68e62cp-6f, -0x1.876f5ap-7f,
+       -0x1.8a5ae8p-8f, -0x1.71da9p-9f, -0x1.437006p-10f},
+      // d^2
+      {-0x1.988454p-2f, -0x1.7f9296p-2f, -0x1.3b73e6p-2f, -0x1.bb4526p-3f, -0x1.ef90b6p-4f, -0x1.4742b2p-5f,
+       0x1.0945a6p-6f, 0x1.777718p-5f, 0x1.ba4bfep-5f, 0x1.8e2278p-5f, 0x1.3122dp-5f, 0x1.9e60a2p-6f, 0x1.fc4712p-7f,
+       0x1.1ca6aap-7f, 0x1.251c16p-8f, 0x1.16bd08p-9f},
+      // d^3
+      {0x1.c06ab6p-21f, 0x1.03da18p-4f, 0x1.c2a232p-4f, 0x1.09002cp-3f, 0x1.ef8e4ep-4f, 0x1.7be48ep-4f, 0x1.d03304p-5f,
+       0x1.828a6ep-6f, 0x1.212974p-21f, -0x1.9e5d78p-7f, -0x1.0d3d9ep-6f, -0x1.e68c5p-7f, -0x1.6b0e3ap-7f,
+       -0x1.d8afa2p-8f, -0x1.133d6p-8f, -0x1.22a7b6p-9f},
+      // d^4
+      {0x1.104436p-4f, 0x1.d444f6p-5f, 0x1.18a59ep-5f, 0x1.21e614p-8f, -0x1.4470f8p-6f, -0x1.1f988cp-5f,
+       -0x1.293f38p-5f, -0x1.d6645ap-6f, -0x1.27c384p-6f, -0x1.ee5008p-8f, -0x1.273b3ap-11f, 0x1.977e74p-9f,
+       0x1.0adep-8f, 0x1.cd5138p-9f, 0x1.4592f4p-9f, 0x1.8d7018p-10f},
+      // d^5
+      {0x1.638d3ep-13f, -0x1.cf3116p-7f, -0x1.6c8826p-6f, -0x1.754718p-6f, -0x1.083c44p-6f, -0x1.8161bap-8f,
+       0x1.5e4204p-9f, 0x1.0018e2p-7f, 0x1.2598f8p-7f, 0x1.d1254cp-8f, 0x1.19fea4p-8f, 0x1.ba1752p-10f, 0x1.ebf658p-21f,
+       -0x1.7fb12cp-11f, -0x1.ba87f2p-11f, -0x1.5f9916p-11f},
+      // d^6
+      {-0x1.572328p-7f, 0x1.57631p-9f, -0x1.0a0272p-6f, 0x1.03421cp-6f, -0x1.171ac8p-7f, 0x1.54b2c6p-5f, 0x1.a009e4p-7f,
+       -0x1.084bp-7f, 0x1.c4cf8ep-10f, -0x1.cd439ap-8f, 0x1.6d3dd4p-12f, -0x1.8c468cp-11f, -0x1.25198p-10f,
+       -0x1.fe53dep-13f, 0x1.b9a198p-15f, 0x1.c74536p-13f},
+  };
+};
+
 // a sigmoid(-a), SiLU's negative side, for AVX2: degree 7, w = 1.0.
 struct SiluTableAvx2 {
   static constexpr int kIntervals = 8;

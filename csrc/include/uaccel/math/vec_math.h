@@ -394,9 +394,20 @@ C10_ALWAYS_INLINE bool all_at_most(at::vec::Vectorized<float> x, float bound) {
 C10_ALWAYS_INLINE at::vec::Vectorized<float> positive_part(at::vec::Vectorized<float> x) {
   return _mm256_max_ps(_mm256_setzero_ps(), x);
 }
+// The lanes whose sign bit is set: x itself, as select's VBLENDVPS reads only the sign bits.
+C10_ALWAYS_INLINE at::vec::Vectorized<float> sign_bit_set(at::vec::Vectorized<float> x) {
+  return x;
+}
 // table[index % 8] in every lane: 8 floats in one register, one VPERMPS.
 C10_ALWAYS_INLINE at::vec::Vectorized<float> lookup(const float (&table)[8], at::vec::Vectorized<float> bits) {
   return _mm256_permutevar8x32_ps(_mm256_load_ps(table), _mm256_castps_si256(bits));
+}
+// table[index % 16]: two VPERMPS, one for each half, and a blend on the index's bit 3 (moved to the sign).
+C10_ALWAYS_INLINE at::vec::Vectorized<float> lookup(const float (&table)[16], at::vec::Vectorized<float> bits) {
+  const __m256i index = _mm256_castps_si256(bits);
+  const __m256 low = _mm256_permutevar8x32_ps(_mm256_load_ps(table), index);
+  const __m256 high = _mm256_permutevar8x32_ps(_mm256_load_ps(table + 8), index);
+  return _mm256_blendv_ps(low, high, _mm256_castsi256_ps(_mm256_slli_epi32(index, 28)));
 }
 #endif
 template <typename T>
@@ -482,7 +493,7 @@ inline constexpr bool kByTable<at::vec::Vectorized<float>> = true;
 #endif
 #if defined(CPU_CAPABILITY_AVX2)
 template <>
-inline constexpr bool kSiluByTable<at::vec::Vectorized<float>> = true;
+inline constexpr bool kByShortTable<at::vec::Vectorized<float>> = true;
 #endif
 
 } // namespace uaccel::math
