@@ -218,15 +218,22 @@ UACCEL_ACTIVATION V polynomial_by_table(V a) {
 }
 #endif
 
-// SiLU's table on this instruction set (AVX-512's elsewhere, where none is looked up), and how far it
-// reaches: the last interval's centre, where a rounds to its k, not to the next (which would index
-// interval 0).
+// How far a table reaches: its last interval's centre, where a rounds to its k, not to the next (which
+// would index interval 0).
+template <typename Table>
+inline constexpr float kReach = (Table::kIntervals - 1) * Table::kWidth;
+
+// The tables of this instruction set (AVX-512's elsewhere, where none is looked up).
 #if defined(CPU_CAPABILITY_AVX2)
 using SiluTableHere = SiluTableAvx2;
+using GeluTableHere = GeluTableAvx2;
+using NormalCdfTableHere = NormalCdfTableAvx2;
 #else
 using SiluTableHere = SiluTable;
+using GeluTableHere = GeluTable;
+using NormalCdfTableHere = NormalCdfTable;
 #endif
-inline constexpr float kSiluByTableTo = (SiluTableHere::kIntervals - 1) * SiluTableHere::kWidth;
+inline constexpr float kSiluByTableTo = kReach<SiluTableHere>;
 
 // SiLU for float vectors by table, where kByTable or kByShortTable and every |x| is at most kSiluByTableTo: t = a
 // sigmoid(-a) for a = |x| from the table (the product by a is in the fit), then x sigmoid(x) = max(x, 0)
@@ -268,67 +275,49 @@ UACCEL_ACTIVATION V silu_derivative(V g, V x, V& value) {
   return gs * (V(T(1)) + x * one_minus_s);
 }
 
-// GELU for float vectors by table, where kByTable or kByShortTable and gelu_table_covers(x): t = a Phi(-a)
-// for a = |x| from the table (the product by a in the fit), then x Phi(x) = max(x, 0) - t, as SiLU's.
-// AVX-512's table reaches a = 7.875; past a = 5.9, t < 1.1e-8 leaves a unchanged: a is clamped there (+inf
-// gives inf), and below kGeluByTableFrom the fits' relative error grows. AVX2's, 16 intervals, reaches |x|
-// <= 3.75 (a vector of 8 floats from N(0, 1) leaves it once in about 700). Elsewhere, and for NaN, the
-// widened path, out of line (so the loop keeps the table in registers).
+// GELU for float vectors by table, where kByTable or kByShortTable and gelu_table_covers<Table>(x): t =
+// a Phi(-a) for a = |x| from the table (the product by a in the fit), then x Phi(x) = max(x, 0) - t, as
+// SiLU's. AVX-512's tables reach a = 5.8 or more; past a = 5.9, t < 1.1e-8 leaves a unchanged: a is
+// clamped there (+inf gives inf), and below kGeluByTableFrom the fits' relative error grows. AVX2's, 16
+// intervals, reach |x| <= 3.75 (GELU) and 2.8125 (Phi, for the derivative): a vector of 8 floats from
+// N(0, 1) leaves them once in about 700 and 25. Elsewhere, and for NaN, the widened path, out of line
+// (so the loop keeps the table in registers).
 inline constexpr float kGeluByTableFrom = -4.5f;
 inline constexpr float kGeluTailBelow = 5.9f;
 #if defined(CPU_CAPABILITY_AVX512)
-template <typename V>
+template <typename Table, typename V>
 UACCEL_ACTIVATION bool gelu_table_covers(V x) {
   return all_at_least(x, kGeluByTableFrom);
 }
 template <typename V>
-UACCEL_ACTIVATION V gelu_by_table(V x) {
-  return positive_part(x) - polynomial_by_table<GeluTable>(at::vec::clamp_max(x.abs(), V(kGeluTailBelow)));
+UACCEL_ACTIVATION V gelu_table_argument(V x) {
+  return at::vec::clamp_max(x.abs(), V(kGeluTailBelow));
 }
 #elif defined(CPU_CAPABILITY_AVX2)
-inline constexpr float kGeluByTableTo = (GeluTableAvx2::kIntervals - 1) * GeluTableAvx2::kWidth;
-template <typename V>
+template <typename Table, typename V>
 UACCEL_ACTIVATION bool gelu_table_covers(V x) {
-  return all_at_most(x.abs(), kGeluByTableTo);
+  return all_at_most(x.abs(), kReach<Table>);
 }
 template <typename V>
+UACCEL_ACTIVATION V gelu_table_argument(V x) {
+  return x.abs();
+}
+#endif
+#if defined(CPU_CAPABILITY_AVX512) || defined(CPU_CAPABILITY_AVX2)
+template <typename V>
 UACCEL_ACTIVATION V gelu_by_table(V x) {
-  return positive_part(x) - polynomial_by_table<GeluTableAvx2>(x.abs());
+  return positive_part(x) - polynomial_by_table<GeluTableHere>(gelu_table_argument(x));
 }
 #endif
 
 // GELU's derivative, Phi(x) + x phi(x), and GELU: Phi(-a) from its table as hi + lo, so that Phi(x) =
 // hi + lo or 1 - (hi + lo) and x Phi(x) as gelu_by_table's; phi(x) = exp(-x^2 / 2) / sqrt(2 pi), the
 // constant folded into exp's scaling by 2^n, x^2's rounding error carried (exp(-(s + s_lo) / 2) =
-// exp(-s / 2) (1 - s_lo / 2)). Where gelu_derivative_table_covers(x): on AVX-512 where GELU's table
-// does (a clamped at 5.9, as there); AVX2's 16 intervals reach |x| <= 2.8125 (a vector of 8 floats from
-// N(0, 1) leaves it once in about 25).
-#if defined(CPU_CAPABILITY_AVX512)
-using NormalCdfTableHere = NormalCdfTable;
-template <typename V>
-UACCEL_ACTIVATION bool gelu_derivative_table_covers(V x) {
-  return gelu_table_covers(x);
-}
-template <typename V>
-UACCEL_ACTIVATION V cdf_table_argument(V x) {
-  return at::vec::clamp_max(x.abs(), V(kGeluTailBelow));
-}
-#elif defined(CPU_CAPABILITY_AVX2)
-using NormalCdfTableHere = NormalCdfTableAvx2;
-inline constexpr float kGeluDerivativeByTableTo = (NormalCdfTableAvx2::kIntervals - 1) * NormalCdfTableAvx2::kWidth;
-template <typename V>
-UACCEL_ACTIVATION bool gelu_derivative_table_covers(V x) {
-  return all_at_most(x.abs(), kGeluDerivativeByTableTo);
-}
-template <typename V>
-UACCEL_ACTIVATION V cdf_table_argument(V x) {
-  return x.abs();
-}
-#endif
+// exp(-s / 2) (1 - s_lo / 2)).
 #if defined(CPU_CAPABILITY_AVX512) || defined(CPU_CAPABILITY_AVX2)
 template <typename V>
 UACCEL_ACTIVATION V gelu_derivative_by_table(V x, V& value) {
-  const V clamped = cdf_table_argument(x);
+  const V clamped = gelu_table_argument(x);
   V lo;
   const V hi = polynomial_by_table<NormalCdfTableHere>(clamped, lo);
   value = positive_part(x) - fma(clamped, hi, clamped * lo);
@@ -362,7 +351,7 @@ std::array<V, 2> gelu_derivative_widened(V x) {
 template <typename T, typename V>
 UACCEL_ACTIVATION V gelu(V x) {
   if constexpr (kByTable<V> || kByShortTable<V>) {
-    return C10_LIKELY(gelu_table_covers(x)) ? gelu_by_table(x) : off_table(gelu_widened<V>, x)[0];
+    return C10_LIKELY(gelu_table_covers<GeluTableHere>(x)) ? gelu_by_table(x) : off_table(gelu_widened<V>, x)[0];
   } else if constexpr (kWidened<V>) {
     return gelu_widened(x)[0];
   } else {
@@ -379,7 +368,7 @@ UACCEL_ACTIVATION V gelu_derivative(V x, V& value) {
   if constexpr (kByTable<V> || kByShortTable<V> || kWidened<V>) {
     constexpr bool kTable = kByTable<V> || kByShortTable<V>;
     if constexpr (kTable) {
-      if (C10_LIKELY(gelu_derivative_table_covers(x))) {
+      if (C10_LIKELY(gelu_table_covers<NormalCdfTableHere>(x))) {
         return gelu_derivative_by_table(x, value);
       }
     }
