@@ -235,7 +235,7 @@ using NormalCdfTableHere = NormalCdfTable;
 #endif
 inline constexpr float kSiluByTableTo = kReach<SiluTableHere>;
 
-// SiLU for float vectors by table, where kByTable or kByShortTable and every |x| is at most kSiluByTableTo: t = a
+// SiLU for float vectors by table, where kByAnyTable and every |x| is at most kSiluByTableTo: t = a
 // sigmoid(-a) for a = |x| from the table (the product by a is in the fit), then x sigmoid(x) = max(x, 0)
 // - t (-t where x < 0; a - t elsewhere, t <= a / 2: no cancellation), so the result is off by the fit's
 // error and the polynomial's last two roundings. Beyond (and for NaN), the quotient, out of line.
@@ -251,7 +251,7 @@ UACCEL_ACTIVATION V silu_by_table(V x) {
 template <typename T, typename V>
 UACCEL_ACTIVATION V silu(V x) {
   const auto by_quotient = [](V x) { return times_sigmoid<T, false>(x, exp_nonpositive(neg_abs(x)), V(T(0))); };
-  if constexpr (kByTable<V> || kByShortTable<V>) {
+  if constexpr (kByAnyTable<V>) {
 #if defined(CPU_CAPABILITY_AVX512)
     const auto beyond = [](V x) { return silu_as_quotient(x); };
 #else
@@ -275,7 +275,7 @@ UACCEL_ACTIVATION V silu_derivative(V g, V x, V& value) {
   return gs * (V(T(1)) + x * one_minus_s);
 }
 
-// GELU for float vectors by table, where kByTable or kByShortTable and gelu_table_covers<Table>(x): t =
+// GELU for float vectors by table, where kByAnyTable and gelu_table_covers<Table>(x): t =
 // a Phi(-a) for a = |x| from the table (the product by a in the fit), then x Phi(x) = max(x, 0) - t, as
 // SiLU's. AVX-512's tables reach a = 5.8 or more; past a = 5.9, t < 1.1e-8 leaves a unchanged: a is
 // clamped there (+inf gives inf), and below kGeluByTableFrom the fits' relative error grows. AVX2's, 16
@@ -346,11 +346,11 @@ std::array<V, 2> gelu_derivative_widened(V x) {
   });
 }
 
-// GELU, x Phi(x). Float vectors: by table where kByTable or kByShortTable, else widened. Otherwise x/2
+// GELU, x Phi(x). Float vectors: by table where kByAnyTable, else widened. Otherwise x/2
 // (tail + correction): one rounding after erfc's (fma), so float32 is within 2 ulp.
 template <typename T, typename V>
 UACCEL_ACTIVATION V gelu(V x) {
-  if constexpr (kByTable<V> || kByShortTable<V>) {
+  if constexpr (kByAnyTable<V>) {
     return C10_LIKELY(gelu_table_covers<GeluTableHere>(x)) ? gelu_by_table(x) : off_table(gelu_widened<V>, x)[0];
   } else if constexpr (kWidened<V>) {
     return gelu_widened(x)[0];
@@ -365,14 +365,14 @@ UACCEL_ACTIVATION V gelu(V x) {
 // Phi(x) + x phi(x), phi(x) = exp(-x^2 / 2) / sqrt(2 pi). +-inf give NaN (inf * 0), as in ATen.
 template <typename T, typename V>
 UACCEL_ACTIVATION V gelu_derivative(V x, V& value) {
-  if constexpr (kByTable<V> || kByShortTable<V> || kWidened<V>) {
-    constexpr bool kTable = kByTable<V> || kByShortTable<V>;
-    if constexpr (kTable) {
+  if constexpr (kByAnyTable<V> || kWidened<V>) {
+    if constexpr (kByAnyTable<V>) {
       if (C10_LIKELY(gelu_table_covers<NormalCdfTableHere>(x))) {
         return gelu_derivative_by_table(x, value);
       }
     }
-    const auto [derivative, gelu] = kTable ? off_table(gelu_derivative_widened<V>, x) : gelu_derivative_widened(x);
+    const auto [derivative, gelu] =
+        kByAnyTable<V> ? off_table(gelu_derivative_widened<V>, x) : gelu_derivative_widened(x);
     value = gelu;
     return derivative;
   } else {

@@ -94,10 +94,13 @@ inline constexpr bool kWidened = false;
 // which pick a coefficient out of 32 in one instruction.
 template <typename V>
 inline constexpr bool kByTable = false;
-// Whether SiLU and GELU's forward look their negative sides up in short tables (SiluTableAvx2: 8
-// intervals, GeluTableAvx2: 16): on AVX2's float vectors, whose VPERMPS picks out of 8.
+// Whether SiLU and GELU (and its derivative) look their negative sides up in short tables (SiluTableAvx2:
+// 8 intervals; GeluTableAvx2, NormalCdfTableAvx2: 16): on AVX2's float vectors, whose VPERMPS picks out of 8.
 template <typename V>
 inline constexpr bool kByShortTable = false;
+// Either: the activations' table paths (activation_math.h).
+template <typename V>
+inline constexpr bool kByAnyTable = kByTable<V> || kByShortTable<V>;
 
 // The same as hi + lo (vec_math.h's has lo; the library's exp rounds once, so lo is 0 here).
 template <typename T>

@@ -383,7 +383,7 @@ C10_ALWAYS_INLINE at::vec::Vectorized<float> lookup(const float (&table)[32], at
 }
 #endif
 #if defined(CPU_CAPABILITY_AVX2)
-// AVX2's forms of the above (activation_math.h's SiLU by table).
+// AVX2's forms of the above (activation_math.h's SiLU and GELU by table).
 template <int kPredicate>
 C10_ALWAYS_INLINE bool all_lanes(at::vec::Vectorized<float> x, float bound) {
   return _mm256_movemask_ps(_mm256_cmp_ps(x, _mm256_set1_ps(bound), kPredicate)) == 0xFF;
