@@ -6,8 +6,11 @@ polynomials in d = a - k w (|d| <= w/2), one permutation a coefficient (vec_math
     a Phi(-a) = -gelu(-a), GELU's negative side, w = 1/4, degree 6, and a sigmoid(-a) = -silu(-a), SiLU's,
         w = 1/4, degree 4: the product by a in the fit, one float a constant, so that the forwards
         evaluate no more than the polynomial (each rounding spared is an instruction spared);
-    for AVX2, whose permutation indexes 8 floats: Phi(-a) and a Phi(-a) again in 16 intervals (two
-        permutations and a blend a coefficient), and a sigmoid(-a) in 8 intervals of w = 1, degree 7.
+    GELU's tanh approximation the same way, its Phi(-a) being sigmoid(-v(a)), v(a) = 2 sqrt(2/pi) (a +
+        0.044715 a^3): sigmoid(-v(a)) split and a sigmoid(-v(a)), both w = 3/16, degree 6; and sigmoid(-a)
+        split, for SiLU's derivative, w = 1/4, degree 5;
+    for AVX2, whose permutation indexes 8 floats, each in 8 intervals at degree 7: the four GELU tables
+        of w = 1/2 (to a = 3.5), and sigmoid(-a) and a sigmoid(-a) of w = 1 (to 7).
 k w has few significant bits, so d = a - k w is exact in float (Sterbenz).
 
 Each polynomial is a relative minimax fit (Lawson's algorithm on Chebyshev nodes, float64) whose
@@ -41,6 +44,11 @@ class Table:
     intervals: int = 32  # AVX-512: two registers of 16 floats, one VPERMT2PS a coefficient; AVX2: 8, VPERMPS
 
 
+def tanh_cdf_tail(a: float) -> float:
+    """sigmoid(-v(a)) = (1 - tanh(v(a) / 2)) / 2, v(a) = 2 sqrt(2/pi) (a + 0.044715 a^3)."""
+    return 1 / (1 + math.exp(2 * math.sqrt(2 / math.pi) * (a + 0.044715 * a**3)))
+
+
 TABLES = [
     Table(
         "NormalCdfTable",
@@ -67,22 +75,73 @@ TABLES = [
         split_constant=False,
     ),
     Table(
-        "NormalCdfTableAvx2",
-        "Phi(-a) for AVX2 (NormalCdfTable's first 16 intervals, up to the last bits of the fit)",
-        lambda a: 0.5 * math.erfc(a / math.sqrt(2)),
+        "SigmoidTable",
+        "sigmoid(-a), for SiLU's derivative",
+        lambda a: 1 / (1 + math.exp(a)),
+        width=1 / 4,
+        degree=5,
+        split_constant=True,
+    ),
+    Table(
+        "TanhCdfTable",
+        "sigmoid(-v(a)), v(a) = 2 sqrt(2/pi) (a + 0.044715 a^3): Phi(-a) of GELU's tanh approximation",
+        tanh_cdf_tail,
         width=3 / 16,
         degree=6,
         split_constant=True,
-        intervals=16,
+    ),
+    Table(
+        "GeluTanhTable",
+        "a sigmoid(-v(a)), the negative side of GELU's tanh approximation",
+        lambda a: a * tanh_cdf_tail(a),
+        width=3 / 16,
+        degree=6,
+        split_constant=False,
+    ),
+    Table(
+        "NormalCdfTableAvx2",
+        "Phi(-a), the standard normal distribution's lower tail, for AVX2",
+        lambda a: 0.5 * math.erfc(a / math.sqrt(2)),
+        width=1 / 2,
+        degree=7,
+        split_constant=True,
+        intervals=8,
     ),
     Table(
         "GeluTableAvx2",
-        "a Phi(-a), GELU's negative side, for AVX2 (GeluTable's first 16 intervals)",
+        "a Phi(-a), GELU's negative side, for AVX2",
         lambda a: a * 0.5 * math.erfc(a / math.sqrt(2)),
-        width=1 / 4,
-        degree=6,
+        width=1 / 2,
+        degree=7,
         split_constant=False,
-        intervals=16,
+        intervals=8,
+    ),
+    Table(
+        "TanhCdfTableAvx2",
+        "sigmoid(-v(a)), Phi(-a) of GELU's tanh approximation, for AVX2",
+        tanh_cdf_tail,
+        width=1 / 2,
+        degree=7,
+        split_constant=True,
+        intervals=8,
+    ),
+    Table(
+        "GeluTanhTableAvx2",
+        "a sigmoid(-v(a)), the negative side of GELU's tanh approximation, for AVX2",
+        lambda a: a * tanh_cdf_tail(a),
+        width=1 / 2,
+        degree=7,
+        split_constant=False,
+        intervals=8,
+    ),
+    Table(
+        "SigmoidTableAvx2",
+        "sigmoid(-a), for SiLU's derivative, for AVX2",
+        lambda a: 1 / (1 + math.exp(a)),
+        width=1,
+        degree=7,
+        split_constant=True,
+        intervals=8,
     ),
     Table(
         "SiluTableAvx2",

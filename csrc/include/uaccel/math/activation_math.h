@@ -29,6 +29,7 @@ struct ActivationConstants<float> {
   static constexpr float kRsqrt2Hi = 0x1.6a09e6p-1f, kRsqrt2Lo = 0x1.9fcef4p-27f;  // 1/sqrt(2)
   static constexpr float kBeta2Hi = 0x1.988454p+0f, kBeta2Lo = -0x1.857936p-25f;   // 2 sqrt(2/pi)
   static constexpr float kKappaHi = 0x1.6e4e26p-5f, kKappaLo = 0x1.a9003ep-30f;    // 0.044715
+  static constexpr float kSlopeSquare = 0x1.b6676cp-3f;                            // 3 kappa 2 sqrt(2/pi)
   static constexpr float kLimit = 16;  // |x| past which Phi(x) and sigmoid(v(x)) are 0 or 1 in T
 };
 template <>
@@ -36,6 +37,7 @@ struct ActivationConstants<double> {
   static constexpr double kRsqrt2Hi = 0x1.6a09e667f3bcdp-1, kRsqrt2Lo = -0x1.bdd3413b26456p-55;
   static constexpr double kBeta2Hi = 0x1.9884533d43651p+0, kBeta2Lo = -0x1.cbc0d30ebfd15p-54;
   static constexpr double kKappaHi = 0x1.6e4e26d4801f7p-5, kKappaLo = 0x1.441355475a31ap-59;
+  static constexpr double kSlopeSquare = 0x1.b6676bf7450f0p-3;
   static constexpr double kLimit = 40;
 };
 inline constexpr double kTwoOverSqrtPi = 1.12837916709551257390;
@@ -123,6 +125,17 @@ UACCEL_ACTIVATION V tanh_exponent(V x, V& v_lo) {
   const V v = a * w;
   v_lo = fms(a, w, v) + fma(a, w_lo, a_lo * w);
   return v;
+}
+
+// The derivative of GELU's tanh approximation x s, s = sigmoid(v(x)): s + x s (1 - s) v'(x), v'(x) = 2
+// sqrt(2/pi) (1 + 3 kappa x^2) = 2 sqrt(2/pi) + kSlopeSquare x^2, from q = sigmoid(-|v(x)|) (s = q or 1 - q:
+// s (1 - s) = q (1 - q), no cancellation) and x clamped where the second term is 0 in T; +-inf give NaN
+// (inf * 0), as in ATen.
+template <typename T, typename V>
+UACCEL_ACTIVATION V gelu_tanh_derivative_of_tail(V x, V clamped, V s, V q) {
+  using C = ActivationConstants<T>;
+  const V slope = fma(V(C::kSlopeSquare), clamped * clamped, V(C::kBeta2Hi));
+  return fma(clamped * fnma(q, q, q), slope, fma(x, V(T(0)), s));
 }
 
 // exp(-|v|) for v = v_hi + v_lo, as e + e_lo.
@@ -226,14 +239,34 @@ inline constexpr float kReach = (Table::kIntervals - 1) * Table::kWidth;
 // The tables of this instruction set (AVX-512's elsewhere, where none is looked up).
 #if defined(CPU_CAPABILITY_AVX2)
 using SiluTableHere = SiluTableAvx2;
+using SigmoidTableHere = SigmoidTableAvx2;
 using GeluTableHere = GeluTableAvx2;
 using NormalCdfTableHere = NormalCdfTableAvx2;
+using TanhCdfTableHere = TanhCdfTableAvx2;
+using GeluTanhTableHere = GeluTanhTableAvx2;
 #else
 using SiluTableHere = SiluTable;
+using SigmoidTableHere = SigmoidTable;
 using GeluTableHere = GeluTable;
 using NormalCdfTableHere = NormalCdfTable;
+using TanhCdfTableHere = TanhCdfTable;
+using GeluTanhTableHere = GeluTanhTable;
 #endif
 inline constexpr float kSiluByTableTo = kReach<SiluTableHere>;
+
+// A distribution's lower tail F(-a) = hi + lo, a = |x| (or clamped where F(-a) no longer counts), from
+// Table: x F(x) = max(x, 0) - a (hi + lo), as the forwards by table, and F(x) = hi + lo or 1 - (hi + lo),
+// returned. F is the sigmoid (SiLU) or Phi (GELU; for its tanh approximation, sigmoid(v(x))).
+#if defined(CPU_CAPABILITY_AVX512) || defined(CPU_CAPABILITY_AVX2)
+template <typename Table, typename V>
+UACCEL_ACTIVATION V cdf_by_table(V x, V a, V& tail, V& x_times_cdf) {
+  V lo;
+  const V hi = polynomial_by_table<Table>(a, lo);
+  x_times_cdf = positive_part(x) - fma(a, hi, a * lo);
+  tail = hi + lo;
+  return select(sign_bit_set(x), tail, V(1.0f) - tail);
+}
+#endif
 
 // SiLU for float vectors by table, where kByAnyTable and every |x| is at most kSiluByTableTo: t = a
 // sigmoid(-a) for a = |x| from the table (the product by a is in the fit), then x sigmoid(x) = max(x, 0)
@@ -263,25 +296,49 @@ UACCEL_ACTIVATION V silu(V x) {
   }
 }
 
-// g s (1 + x (1 - s)), s = sigmoid(x), and g x s: s and 1 - s from one division, 1 - s without
-// cancellation; g is folded in first, as (g s) (1 + x (1 - s)) keeps the two products independent.
+// g (s + x s (1 - s)), s = sigmoid(x), and g x s, from q = sigmoid(-|x|) = e / (1 + e), e = exp(-|x|),
+// compensated (times_sigmoid of -1 gives -q): s = q or 1 - q, s (1 - s) = q (1 - q), no cancellation.
 template <typename T, typename V>
-UACCEL_ACTIVATION V silu_derivative(V g, V x, V& value) {
-  const V e = exp_nonpositive(neg_abs(x));
-  const V r = reciprocal(V(T(1)) + e);
-  const auto negative = less(x, V(T(0)));
-  const V gs = g * select(negative, e * r, r), one_minus_s = select(negative, r, e * r);
-  value = x * gs;
-  return gs * (V(T(1)) + x * one_minus_s);
+UACCEL_ACTIVATION V silu_derivative_from_exp(V g, V x, V& value) {
+  const V q = neg(times_sigmoid<T, false>(V(T(-1)), exp_nonpositive(neg_abs(x)), V(T(0))));
+  const V s = select(less(x, V(T(0))), q, V(T(1)) - q);
+  value = g * (x * s);
+  return g * fma(x, fnma(q, q, q), s);
 }
 
-// GELU for float vectors by table, where kByAnyTable and gelu_table_covers<Table>(x): t =
-// a Phi(-a) for a = |x| from the table (the product by a in the fit), then x Phi(x) = max(x, 0) - t, as
-// SiLU's. AVX-512's tables reach a = 5.8 or more; past a = 5.9, t < 1.1e-8 leaves a unchanged: a is
-// clamped there (+inf gives inf), and below kGeluByTableFrom the fits' relative error grows. AVX2's, 16
-// intervals, reach |x| <= 3.75 (GELU) and 2.8125 (Phi, for the derivative): a vector of 8 floats from
-// N(0, 1) leaves them once in about 700 and 25. Elsewhere, and for NaN, the widened path, out of line
-// (so the loop keeps the table in registers).
+// The same, q by table where kByAnyTable and every |x| is within SigmoidTable's reach (x s then as
+// silu_by_table's); beyond (and for NaN, +-inf), from exp, out of line.
+template <typename T, typename V>
+UACCEL_ACTIVATION V silu_derivative(V g, V x, V& value) {
+  if constexpr (kByAnyTable<V>) {
+    const V a = x.abs();
+    if (C10_LIKELY(all_at_most(a, kReach<SigmoidTableHere>))) {
+      V q, x_times_s;
+      const V s = cdf_by_table<SigmoidTableHere>(x, a, q, x_times_s);
+      value = g * x_times_s;
+      return g * fma(x, fnma(q, q, q), s);
+    }
+    const auto [derivative, silu] = off_table(
+        [g](V x) {
+          V silu;
+          const V derivative = silu_derivative_from_exp<T>(g, x, silu);
+          return std::array{derivative, silu};
+        },
+        x);
+    value = silu;
+    return derivative;
+  } else {
+    return silu_derivative_from_exp<T>(g, x, value);
+  }
+}
+
+// GELU for float vectors by table, where kByAnyTable and gelu_table_covers<Table>(x): t = a Phi(-a)
+// for a = |x| (for the tanh approximation, Phi(-a) = sigmoid(-v(a))) from the table (the product by a
+// in the fit), then x Phi(x) = max(x, 0) - t, as SiLU's. AVX-512's tables reach a = 5.8 or more; past
+// a = 5.9, t < 1.1e-8 leaves a unchanged: a is clamped there (+inf gives inf), and below
+// kGeluByTableFrom the fits' relative error grows. AVX2's, 8 intervals, reach |x| <= 3.5: a vector of 8
+// floats from N(0, 1) leaves them once in about 270. Elsewhere, and for NaN, the path out of line (so
+// the loop keeps the table in registers).
 inline constexpr float kGeluByTableFrom = -4.5f;
 inline constexpr float kGeluTailBelow = 5.9f;
 #if defined(CPU_CAPABILITY_AVX512)
@@ -304,27 +361,32 @@ UACCEL_ACTIVATION V gelu_table_argument(V x) {
 }
 #endif
 #if defined(CPU_CAPABILITY_AVX512) || defined(CPU_CAPABILITY_AVX2)
-template <typename V>
+template <typename Table, typename V>
 UACCEL_ACTIVATION V gelu_by_table(V x) {
-  return positive_part(x) - polynomial_by_table<GeluTableHere>(gelu_table_argument(x));
+  return positive_part(x) - polynomial_by_table<Table>(gelu_table_argument(x));
 }
 #endif
 
-// GELU's derivative, Phi(x) + x phi(x), and GELU: Phi(-a) from its table as hi + lo, so that Phi(x) =
-// hi + lo or 1 - (hi + lo) and x Phi(x) as gelu_by_table's; phi(x) = exp(-x^2 / 2) / sqrt(2 pi), the
-// constant folded into exp's scaling by 2^n, x^2's rounding error carried (exp(-(s + s_lo) / 2) =
-// exp(-s / 2) (1 - s_lo / 2)).
 #if defined(CPU_CAPABILITY_AVX512) || defined(CPU_CAPABILITY_AVX2)
+// GELU's derivative, Phi(x) + x phi(x), and GELU, from Phi's table; phi(x) = exp(-x^2 / 2) / sqrt(2 pi),
+// the constant folded into exp's scaling by 2^n, x^2's rounding error carried (exp(-(s + s_lo) / 2) =
+// exp(-s / 2) (1 - s_lo / 2)).
 template <typename V>
 UACCEL_ACTIVATION V gelu_derivative_by_table(V x, V& value) {
-  const V clamped = gelu_table_argument(x);
-  V lo;
-  const V hi = polynomial_by_table<NormalCdfTableHere>(clamped, lo);
-  value = positive_part(x) - fma(clamped, hi, clamped * lo);
-  const V lower = hi + lo, cdf = select(sign_bit_set(x), lower, V(1.0f) - lower);
+  V tail;
+  const V cdf = cdf_by_table<NormalCdfTableHere>(x, gelu_table_argument(x), tail, value);
   const V square = x * x, half_square_lo = fms(x, x, square) * V(-0.5f);
   const V density = cpu::scaled_exp_nonpositive(square * V(-0.5f), V(static_cast<float>(kRsqrt2Pi)));
   return fma(x, fma(density, half_square_lo, density), cdf);
+}
+
+// GELU's tanh approximation x s, s = sigmoid(v(x)), and its derivative (gelu_tanh_derivative_of_tail),
+// from the table of q = sigmoid(-v(a)), x clamped as a is (past kGeluTailBelow, q (1 - q) a v'(a) < 1e-9).
+template <typename V>
+UACCEL_ACTIVATION V gelu_tanh_derivative_by_table(V x, V& value) {
+  V q;
+  const V s = cdf_by_table<TanhCdfTableHere>(x, gelu_table_argument(x), q, value);
+  return gelu_tanh_derivative_of_tail<float>(x, at::vec::clamp_max(x, V(kGeluTailBelow)), s, q);
 }
 #endif
 
@@ -351,7 +413,8 @@ std::array<V, 2> gelu_derivative_widened(V x) {
 template <typename T, typename V>
 UACCEL_ACTIVATION V gelu(V x) {
   if constexpr (kByAnyTable<V>) {
-    return C10_LIKELY(gelu_table_covers<GeluTableHere>(x)) ? gelu_by_table(x) : off_table(gelu_widened<V>, x)[0];
+    return C10_LIKELY(gelu_table_covers<GeluTableHere>(x)) ? gelu_by_table<GeluTableHere>(x)
+                                                           : off_table(gelu_widened<V>, x)[0];
   } else if constexpr (kWidened<V>) {
     return gelu_widened(x)[0];
   } else {
@@ -384,30 +447,57 @@ UACCEL_ACTIVATION V gelu_derivative(V x, V& value) {
   }
 }
 
-// GELU with the tanh approximation, x sigmoid(v), v = tanh_exponent(x).
+// GELU with the tanh approximation, x sigmoid(v), v = tanh_exponent(x): by table where kByAnyTable and
+// the table covers x (as GELU's), else from exp(-|v|), compensated.
 template <typename T, typename V>
 UACCEL_ACTIVATION V gelu_tanh(V x) {
+  const auto compensated = [](V x) {
+    V v_lo, e_lo;
+    const V v = tanh_exponent<T>(x, v_lo);
+    const V e = exp_neg_abs<T>(v, v_lo, e_lo);
+    return times_sigmoid<T, true>(x, e, e_lo);
+  };
+  if constexpr (kByAnyTable<V>) {
+    return C10_LIKELY(gelu_table_covers<GeluTanhTableHere>(x)) ? gelu_by_table<GeluTanhTableHere>(x)
+                                                               : off_table(compensated, x);
+  } else {
+    return compensated(x);
+  }
+}
+
+// GELU 'tanh''s derivative and value from exp: q = e / (1 + e), e = exp(-|v|) + e_lo (v's rounding error,
+// which |v| times would be e's relative error), compensated (times_sigmoid of -1 gives -q), from x
+// clamped as v is.
+template <typename T, typename V>
+UACCEL_ACTIVATION V gelu_tanh_derivative_from_exp(V x, V& value) {
   V v_lo, e_lo;
   const V v = tanh_exponent<T>(x, v_lo);
   const V e = exp_neg_abs<T>(v, v_lo, e_lo);
-  return times_sigmoid<T, true>(x, e, e_lo);
+  const V q = neg(times_sigmoid<T, true>(V(T(-1)), e, e_lo));
+  const V s = select(less(x, V(T(0))), q, V(T(1)) - q);
+  value = x * s;
+  return gelu_tanh_derivative_of_tail<T>(x, clamp_to_limit<T>(x), s, q);
 }
 
-// d/dx (x s) = s (1 + x (1 - s) v'(x)), s = sigmoid(v), v'(x) = 2 sqrt(2/pi) (1 + 3 kappa x^2); from x
-// clamped as v is (for |x| > kLimit the result is 1 or 0 exactly), but +-inf give NaN, as in ATen.
+// By table where kByAnyTable and the table covers x, else from exp.
 template <typename T, typename V>
 UACCEL_ACTIVATION V gelu_tanh_derivative(V x, V& value) {
-  using C = ActivationConstants<T>;
-  V v_lo;
-  const V v = tanh_exponent<T>(x, v_lo);
-  const V e = exp_nonpositive(neg_abs(v));
-  const V r = reciprocal(V(T(1)) + e);
-  const auto negative = less(x, V(T(0)));
-  const V s = select(negative, e * r, r), one_minus_s = select(negative, r, e * r);
-  const V clamped = clamp_to_limit<T>(x);
-  const V slope = V(C::kBeta2Hi) * fma(V(T(3) * C::kKappaHi), clamped * clamped, V(T(1)));
-  value = x * s;
-  return fma(x, V(T(0)), s * fma(clamped * one_minus_s, slope, V(T(1))));
+  if constexpr (kByAnyTable<V>) {
+    if (C10_LIKELY(gelu_table_covers<TanhCdfTableHere>(x))) {
+      return gelu_tanh_derivative_by_table(x, value);
+    }
+    const auto [derivative, gelu] = off_table(
+        [](V x) {
+          V gelu;
+          const V derivative = gelu_tanh_derivative_from_exp<T>(x, gelu);
+          return std::array{derivative, gelu};
+        },
+        x);
+    value = gelu;
+    return derivative;
+  } else {
+    return gelu_tanh_derivative_from_exp<T>(x, value);
+  }
 }
 
 } // namespace uaccel::math

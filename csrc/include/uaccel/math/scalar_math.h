@@ -89,13 +89,12 @@ C10_HOST_DEVICE T reciprocal_estimate(T x) {
 // instruction set converts cheaply; never for scalars.
 template <typename V>
 inline constexpr bool kWidened = false;
-// Whether SiLU and GELU ('none') look their negative sides (and GELU's derivative Phi) up in activation_tables.h's
-// polynomials (activation_math.h's silu_by_table, gelu_by_table, gelu_derivative_by_table): on AVX-512's float vectors,
-// which pick a coefficient out of 32 in one instruction.
+// Whether SiLU and GELU (both forms) and their derivatives look their negative sides up in activation_tables.h's
+// polynomials (activation_math.h's silu_by_table, gelu_by_table, cdf_by_table): on AVX-512's float vectors, which pick
+// a coefficient out of 32 in one instruction.
 template <typename V>
 inline constexpr bool kByTable = false;
-// Whether SiLU and GELU (and its derivative) look their negative sides up in short tables (SiluTableAvx2:
-// 8 intervals; GeluTableAvx2, NormalCdfTableAvx2: 16): on AVX2's float vectors, whose VPERMPS picks out of 8.
+// The same from short tables (the ...Avx2 ones, 8 intervals): on AVX2's float vectors, whose VPERMPS picks out of 8.
 template <typename V>
 inline constexpr bool kByShortTable = false;
 // Either: the activations' table paths (activation_math.h).

@@ -402,13 +402,6 @@ C10_ALWAYS_INLINE at::vec::Vectorized<float> sign_bit_set(at::vec::Vectorized<fl
 C10_ALWAYS_INLINE at::vec::Vectorized<float> lookup(const float (&table)[8], at::vec::Vectorized<float> bits) {
   return _mm256_permutevar8x32_ps(_mm256_load_ps(table), _mm256_castps_si256(bits));
 }
-// table[index % 16]: two VPERMPS, one for each half, and a blend on the index's bit 3 (moved to the sign).
-C10_ALWAYS_INLINE at::vec::Vectorized<float> lookup(const float (&table)[16], at::vec::Vectorized<float> bits) {
-  const __m256i index = _mm256_castps_si256(bits);
-  const __m256 low = _mm256_permutevar8x32_ps(_mm256_load_ps(table), index);
-  const __m256 high = _mm256_permutevar8x32_ps(_mm256_load_ps(table + 8), index);
-  return _mm256_blendv_ps(low, high, _mm256_castsi256_ps(_mm256_slli_epi32(index, 28)));
-}
 #endif
 template <typename T>
 at::vec::Vectorized<T> fma(at::vec::Vectorized<T> a, at::vec::Vectorized<T> b, at::vec::Vectorized<T> c) {
