@@ -88,6 +88,22 @@ def test_dense_kernels_use_128_bit_global_accesses(kernels, dtype, op):
         assert kernel.stores_128 >= kernel.dense.outputs, (kernel.short_name, dict(kernel.opcodes))
 
 
+def test_gelu_evaluates_phi_in_double_at_floats_accuracy(kernels):
+    """GELU's float math (approximate='none', forward and backward, GELU and GeGLU) takes Phi from
+    normal_cdf_float_in_double (csrc/include/uaccel/math/activation_math.h: one polynomial, an exp and
+    a reciprocal to float's accuracy), not from double's erfc, which took 63 double-precision operations
+    an element: in the strided kernels (an element a store of each output), at most 40 (32-34 seen)."""
+    erf_kernel = re.compile(
+        r"strided_kernel<float, \d+, (\d+), uaccel::ops::(gelu::\w+::Erf(Backward)?<float>|gelu_mul::\w+::\w+<float, false>)"
+    )
+    gelu = [(k, int(m.group(1))) for k in kernels if (m := erf_kernel.search(k.name))]
+    assert len(gelu) == 4, [k.short_name for k in kernels if "strided" in k.name]
+    for kernel, outputs in gelu:
+        double_ops = kernel.count("DFMA") + kernel.count("DADD") + kernel.count("DMUL")
+        elements = kernel.count("STG") // outputs
+        assert 0 < double_ops <= 40 * elements, (kernel.short_name, dict(kernel.opcodes))
+
+
 def test_no_kernel_uses_local_memory(build, archs, kernels):
     spilling = [(k.short_name, k.stack, k.local, k.local_accesses) for k in kernels if k.stack or k.local]
     spilling += [(k.short_name, k.local_accesses) for k in kernels if k.local_accesses]

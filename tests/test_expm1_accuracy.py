@@ -159,11 +159,12 @@ def _gelu_derivative_terms(x: torch.Tensor, approximate: str) -> tuple[torch.Ten
 
 
 @pytest.mark.parametrize("approximate", ["none", "tanh"])
-@pytest.mark.parametrize("path", ["table", "off_table"])
+@pytest.mark.parametrize("path", ["table", "off_table", "strided"])
 def test_float32_gelu_and_its_derivative_on_either_path(path, approximate):
     """GELU takes Phi (or for 'tanh' sigmoid(v(x))) from a table of polynomials wherever a whole vector is
     within its reach (AVX-512: at least -4.5; AVX2: |x| <= 3.5), and its path out of line otherwise (a
-    lane of -5 in every vector: 'none' widened to double, 'tanh' from exp): both within GELU's 2 ulp,
+    lane of -5 in every vector: 'none' widened to double, 'tanh' from exp); a strided input takes the
+    scalar loop, whose math is CUDA's ('none' widened to double there too): each within GELU's 2 ulp,
     and its derivative within 4 ulp ('tanh': 4.5) of the larger of its two terms (_gelu_derivative_terms:
     they cancel where it crosses 0 near x = -0.75; ATen's float32 gelu_backward is off by over 4000 of
     those ulps near x = -4.4), on every step-th bit pattern of [-4.5, 8]."""
@@ -174,6 +175,8 @@ def test_float32_gelu_and_its_derivative_on_either_path(path, approximate):
     x = x[: x.numel() // 16 * 16]
     if path == "off_table":
         x = _with_a_tail_lane_per_vector(x, -5.0)
+    if path == "strided":
+        x = torch.stack([x, x], dim=1)[:, 0]
     errors = ulp_error(torch.ops.uaccel.gelu(x, approximate=approximate), _gelu_reference(x, approximate))
     assert errors.max() <= 2, (float(errors.max()), float(x[errors.argmax()]))
     first, second = _gelu_derivative_terms(x, approximate)

@@ -87,8 +87,8 @@ UACCEL_ACTIVATION V erfc_parts(V x, V& tail, V& gaussian) {
   return V(T(-kTwoOverSqrtPi)) * gaussian * z_lo;
 }
 
-// Phi(x) for double lanes, to float's accuracy (GELU's float vectors are evaluated in double: `widened`,
-// vec_math.h), from Phi(-|x|) = erfcx(|x| / sqrt(2)) e^(-x^2 / 2) / 2, with `gaussian` = e^(-x^2 / 2).
+// Phi(x) for a double or double lanes, to float's accuracy (GELU's float math is evaluated in double:
+// `widened`), from Phi(-|x|) = erfcx(|x| / sqrt(2)) e^(-x^2 / 2) / 2, with `gaussian` = e^(-x^2 / 2).
 // erfcx(a) (|x| + K) / 2 is a polynomial in t = (|x| - K) / (|x| + K), Shepherd and Laframboise's
 // variable, fitted (Lawson's algorithm) to a relative 4.9e-9 for |x| <= 16; past 16 Phi(-|x|) is below
 // float's range. From x clamped to 40, where gaussian is 0, -inf gives NaN (-inf * 0) and +inf inf.
@@ -390,17 +390,17 @@ UACCEL_ACTIVATION V gelu_tanh_derivative_by_table(V x, V& value) {
 }
 #endif
 
-// GELU's float vectors in double, rounded once (0.63 ulp measured): {x Phi(x)} and {Phi(x) + x phi(x),
-// x Phi(x)}.
+// GELU's float math in double, rounded once (0.63 ulp measured): {x Phi(x)} and {Phi(x) + x phi(x),
+// x Phi(x)}. On CUDA a few dozen double operations an element, where erfc in double took 150 or more.
 template <typename V>
-std::array<V, 1> gelu_widened(V x) {
+UACCEL_ACTIVATION std::array<V, 1> gelu_widened(V x) {
   return widened<1>(x, [](auto x) {
     decltype(x) gaussian;
     return std::array{x * normal_cdf_float_in_double(x, gaussian)};
   });
 }
 template <typename V>
-std::array<V, 2> gelu_derivative_widened(V x) {
+UACCEL_ACTIVATION std::array<V, 2> gelu_derivative_widened(V x) {
   return widened<2>(x, [](auto x) {
     decltype(x) gaussian;
     const auto cdf = normal_cdf_float_in_double(x, gaussian);
@@ -408,8 +408,9 @@ std::array<V, 2> gelu_derivative_widened(V x) {
   });
 }
 
-// GELU, x Phi(x). Float vectors: by table where kByAnyTable, else widened. Otherwise x/2
-// (tail + correction): one rounding after erfc's (fma), so float32 is within 2 ulp.
+// GELU, x Phi(x). Float: by table where kByAnyTable, else widened (scalars, AVX2's and AVX-512's vectors).
+// Otherwise (double; the DEFAULT set's float vectors) x/2 (tail + correction): one rounding after erfc's
+// (fma), so float32 is within 2 ulp.
 template <typename T, typename V>
 UACCEL_ACTIVATION V gelu(V x) {
   if constexpr (kByAnyTable<V>) {
@@ -434,8 +435,13 @@ UACCEL_ACTIVATION V gelu_derivative(V x, V& value) {
         return gelu_derivative_by_table(x, value);
       }
     }
-    const auto [derivative, gelu] =
-        kByAnyTable<V> ? off_table(gelu_derivative_widened<V>, x) : gelu_derivative_widened(x);
+    const auto [derivative, gelu] = [x] {
+      if constexpr (kByAnyTable<V>) {
+        return off_table(gelu_derivative_widened<V>, x);
+      } else {
+        return gelu_derivative_widened(x);
+      }
+    }();
     value = gelu;
     return derivative;
   } else {

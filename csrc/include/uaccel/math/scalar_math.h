@@ -2,10 +2,77 @@
 // Scalar math that ops share, for CUDA and the CPU's scalar loops alike (the vector forms are in
 // vec_math.h): overloads on the math type, so an op's functor is written once for float and double.
 #include <c10/macros/Macros.h>
+#include <c10/util/bit_cast.h>
 
 #include <math.h>
 
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
 namespace uaccel::math {
+
+namespace detail {
+
+// exp's constants, for vec_math.h's exp_parts (whose comment has the steps) and the scalar
+// exp_nonpositive_float_in_double below.
+
+// 1/k!, Taylor's coefficients.
+constexpr double inverse_factorial(int k) {
+  double value = 1.0;
+  for (int i = 2; i <= k; ++i) {
+    value /= i;
+  }
+  return value;
+}
+
+template <typename T>
+struct ExpTraits;
+
+template <>
+struct ExpTraits<float> {
+  using Int = int32_t;
+  static constexpr float kLog2e = 0x1.715476p+0f;
+  static constexpr float kMagic = 0x1.8000FEp23f;  // 1.5 * 2^23 + 127: n + 127 in the low bits
+  static constexpr int kMantissaBits = 23;
+  static constexpr bool kOneStepExpm1 = true;
+  static constexpr float kLn2 = 0x1.62E430p-1f;
+  static constexpr float kLn2Hi = 0.693359375f;  // 9 significant bits: n * kLn2Hi is exact
+  static constexpr float kLn2Lo = -2.12194440e-4f;
+  static constexpr float kExpm1Lowest = -17.5f;  // e^x < 2^-25 below: expm1(x) rounds to -1
+  static constexpr float kExpVanishes = -88.0f;    // n = -127 here: the shifted 2^n is 0
+  // q(t) = c2 + c3 t + ... + c6 t^4: a weighted minimax fit of (e^t - 1 - t) / t^2 on |t| <= ln2/2
+  // (Lawson's algorithm in float64, then rounded to float).
+  static constexpr std::array<float, 5> kQ = {
+      0x1.fffffep-2f, 0x1.5554b0p-3f, 0x1.555674p-5f, 0x1.122768p-7f, 0x1.6bec08p-10f};
+};
+
+template <>
+struct ExpTraits<double> {
+  using Int = int64_t;
+  static constexpr double kLog2e = 1.44269504088896338700e+00;
+  static constexpr double kMagic = 0x1.8p52 + 1023;  // n + 1023 in the low bits
+  static constexpr int kMantissaBits = 52;
+  static constexpr bool kOneStepExpm1 = false;
+  static constexpr double kLn2 = 6.93147180559945286227e-01;
+  static constexpr double kLn2Hi = 6.93147180369123816490e-01;  // low 32 bits zero: n * kLn2Hi is exact
+  static constexpr double kLn2Lo = 1.90821492927058770002e-10;
+  static constexpr double kExpm1Lowest = -37.5;  // e^x < 2^-54 below
+  static constexpr double kExpVanishes = -709.0;              // n = -1023
+  static constexpr std::array<double, 12> kQ = {inverse_factorial(2),  inverse_factorial(3),  inverse_factorial(4),
+                                                inverse_factorial(5),  inverse_factorial(6),  inverse_factorial(7),
+                                                inverse_factorial(8),  inverse_factorial(9),  inverse_factorial(10),
+                                                inverse_factorial(11), inverse_factorial(12), inverse_factorial(13)};
+};
+
+// Double's steps and range to float's accuracy, for float math evaluated in double (GELU's Phi): q(t) a
+// degree-4 minimax fit (Lawson's algorithm, as float's), relative error 3.1e-9, a twentieth of float's ulp.
+struct ExpTraitsFloatInDouble : ExpTraits<double> {
+  static constexpr std::array<double, 5> kQ = {
+      0x1.fffffb9afd167p-2, 0x1.55549167a2c56p-3, 0x1.5558f1238e8e9p-5, 0x1.1239d3c1f70fdp-7, 0x1.6a244a9e3b5b7p-10};
+};
+
+} // namespace detail
 
 C10_HOST_DEVICE inline float exp(float x) {
   return ::expf(x);
@@ -85,10 +152,55 @@ template <typename T>
 C10_HOST_DEVICE T reciprocal_estimate(T x) {
   return T(1) / x;
 }
-// Whether float math is evaluated in double lanes (vec_math.h's `widened`): on vectors of float where the
-// instruction set converts cheaply; never for scalars.
+
+// Whether float math is evaluated in double (`widened`, GELU's Phi): for float scalars (CUDA, the CPU's strided
+// loops), whose conversions are an instruction each, and on vectors of float where the instruction set converts
+// cheaply (vec_math.h).
 template <typename V>
 inline constexpr bool kWidened = false;
+template <>
+inline constexpr bool kWidened<float> = true;
+
+// f(x) in double, its N results rounded once each to float; f returns std::array<double, N>.
+template <size_t N, typename F>
+C10_HOST_DEVICE std::array<float, N> widened(float x, const F& f) {
+  const auto wide = f(static_cast<double>(x));
+  std::array<float, N> narrowed{};
+  for (size_t i = 0; i < N; ++i) {
+    narrowed[i] = static_cast<float>(wide[i]);
+  }
+  return narrowed;
+}
+
+// e^x for x <= 0 in double to float's accuracy (NaN stays NaN), by vec_math.h's steps for double lanes
+// (ExpTraitsFloatInDouble, a degree-4 polynomial): fewer double operations than a full double exp, which
+// on CUDA run at half float's rate or less. 0 from x < -708.4 on, where 2^n leaves the exponent field.
+C10_HOST_DEVICE inline double exp_nonpositive_float_in_double(double x) {
+  using Traits = detail::ExpTraitsFloatInDouble;
+  constexpr auto kQ = Traits::kQ;  // a copy in the function: device code cannot read the host's
+  x = x < Traits::kExpVanishes ? Traits::kExpVanishes : x;
+  const double biased = fma(x, Traits::kLog2e, Traits::kMagic);  // n + 1023 in the low bits
+  const double two_to_n = c10::bit_cast<double>(c10::bit_cast<uint64_t>(biased) << Traits::kMantissaBits);
+  const double n = biased - Traits::kMagic;
+  const double t = fma(n, -Traits::kLn2Lo, fma(n, -Traits::kLn2Hi, x));
+  double q = kQ[kQ.size() - 1];
+  for (size_t k = kQ.size() - 1; k-- > 0;) {
+    q = fma(q, t, kQ[k]);
+  }
+  return fma(two_to_n, fma(q, t * t, t), two_to_n);
+}
+
+// 1/x in double to 2^-44 for normal x of float's range: on CUDA from float's approximate reciprocal (2^-22)
+// and a Newton step, sparing a double division; elsewhere a division.
+C10_HOST_DEVICE inline double reciprocal_float_in_double(double x) {
+#if defined(__CUDA_ARCH__)
+  const double r = __fdividef(1.0f, static_cast<float>(x));
+  return fma(r, fnma(x, r, 1.0), r);
+#else
+  return reciprocal(x);
+#endif
+}
+
 // Whether SiLU and GELU (both forms) and their derivatives look their negative sides up in activation_tables.h's
 // polynomials (activation_math.h's silu_by_table, gelu_by_table, cdf_by_table): on AVX-512's float vectors, which pick
 // a coefficient out of 32 in one instruction.

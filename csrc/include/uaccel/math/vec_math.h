@@ -23,64 +23,14 @@
 #include <iterator>
 #include <type_traits>
 
+#include <uaccel/math/scalar_math.h>
+
 namespace uaccel::cpu {
 inline namespace CPU_CAPABILITY {
 namespace detail {
 
-// 1/k!, Taylor's coefficients.
-constexpr double inverse_factorial(int k) {
-  double value = 1.0;
-  for (int i = 2; i <= k; ++i) {
-    value /= i;
-  }
-  return value;
-}
-
-template <typename T>
-struct ExpTraits;
-
-template <>
-struct ExpTraits<float> {
-  using Int = int32_t;
-  static constexpr float kLog2e = 0x1.715476p+0f;
-  static constexpr float kMagic = 0x1.8000FEp23f;  // 1.5 * 2^23 + 127: n + 127 in the low bits
-  static constexpr int kMantissaBits = 23;
-  static constexpr bool kOneStepExpm1 = true;
-  static constexpr float kLn2 = 0x1.62E430p-1f;
-  static constexpr float kLn2Hi = 0.693359375f;  // 9 significant bits: n * kLn2Hi is exact
-  static constexpr float kLn2Lo = -2.12194440e-4f;
-  static constexpr float kExpm1Lowest = -17.5f;  // e^x < 2^-25 below: expm1(x) rounds to -1
-  static constexpr float kExpVanishes = -88.0f;    // n = -127 here: the shifted 2^n is 0
-  // q(t) = c2 + c3 t + ... + c6 t^4: a weighted minimax fit of (e^t - 1 - t) / t^2 on |t| <= ln2/2
-  // (Lawson's algorithm in float64, then rounded to float).
-  static constexpr std::array<float, 5> kQ = {
-      0x1.fffffep-2f, 0x1.5554b0p-3f, 0x1.555674p-5f, 0x1.122768p-7f, 0x1.6bec08p-10f};
-};
-
-template <>
-struct ExpTraits<double> {
-  using Int = int64_t;
-  static constexpr double kLog2e = 1.44269504088896338700e+00;
-  static constexpr double kMagic = 0x1.8p52 + 1023;  // n + 1023 in the low bits
-  static constexpr int kMantissaBits = 52;
-  static constexpr bool kOneStepExpm1 = false;
-  static constexpr double kLn2 = 6.93147180559945286227e-01;
-  static constexpr double kLn2Hi = 6.93147180369123816490e-01;  // low 32 bits zero: n * kLn2Hi is exact
-  static constexpr double kLn2Lo = 1.90821492927058770002e-10;
-  static constexpr double kExpm1Lowest = -37.5;  // e^x < 2^-54 below
-  static constexpr double kExpVanishes = -709.0;              // n = -1023
-  static constexpr std::array<double, 12> kQ = {inverse_factorial(2),  inverse_factorial(3),  inverse_factorial(4),
-                                                inverse_factorial(5),  inverse_factorial(6),  inverse_factorial(7),
-                                                inverse_factorial(8),  inverse_factorial(9),  inverse_factorial(10),
-                                                inverse_factorial(11), inverse_factorial(12), inverse_factorial(13)};
-};
-
-// Double's steps and range to float's accuracy, for float math evaluated in double (GELU's Phi): q(t) a
-// degree-4 minimax fit (Lawson's algorithm, as float's), relative error 3.1e-9, a twentieth of float's ulp.
-struct ExpTraitsFloatInDouble : ExpTraits<double> {
-  static constexpr std::array<double, 5> kQ = {
-      0x1.fffffb9afd167p-2, 0x1.55549167a2c56p-3, 0x1.5558f1238e8e9p-5, 0x1.1239d3c1f70fdp-7, 0x1.6a244a9e3b5b7p-10};
-};
+using math::detail::ExpTraits;
+using math::detail::ExpTraitsFloatInDouble;
 
 // bits << k in every lane, k a constant: an immediate shift, so no register holds the count.
 template <int k, typename I>
