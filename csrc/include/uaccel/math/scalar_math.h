@@ -9,6 +9,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace uaccel::math {
 
@@ -141,15 +142,21 @@ template <typename T>
 C10_HOST_DEVICE T exp_nonpositive(T x) {
   return exp(x);
 }
-// 1/x: a division here; the vector forms (vec_math.h) come from the instruction set's estimate,
-// `reciprocal` within an ulp, `reciprocal_estimate` to 2^-14 for a quotient that a correction step
-// finishes (times_sigmoid in activation_math.h).
+// 1/x: `reciprocal` within an ulp, `reciprocal_estimate` for a quotient that a correction step finishes
+// (times_sigmoid in activation_math.h): a division here, but for float on CUDA its approximate reciprocal
+// (MUFU.RCP, 2 ulp for normal x), sparing the division's refinement and its slow path; the vector forms
+// (vec_math.h) come from the instruction set's estimate (to 2^-14).
 template <typename T>
 C10_HOST_DEVICE T reciprocal(T x) {
   return T(1) / x;
 }
 template <typename T>
 C10_HOST_DEVICE T reciprocal_estimate(T x) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (std::is_same_v<T, float>) {
+    return __fdividef(1.0f, x);
+  }
+#endif
   return T(1) / x;
 }
 
@@ -190,15 +197,11 @@ C10_HOST_DEVICE inline double exp_nonpositive_float_in_double(double x) {
   return fma(two_to_n, fma(q, t * t, t), two_to_n);
 }
 
-// 1/x in double to 2^-44 for normal x of float's range: on CUDA from float's approximate reciprocal (2^-22)
-// and a Newton step, sparing a double division; elsewhere a division.
+// 1/x in double to 2^-44 for normal x of float's range: float's reciprocal estimate (2^-22) and a Newton
+// step, sparing a double division.
 C10_HOST_DEVICE inline double reciprocal_float_in_double(double x) {
-#if defined(__CUDA_ARCH__)
-  const double r = __fdividef(1.0f, static_cast<float>(x));
+  const double r = reciprocal_estimate(static_cast<float>(x));
   return fma(r, fnma(x, r, 1.0), r);
-#else
-  return reciprocal(x);
-#endif
 }
 
 // Whether SiLU and GELU (both forms) and their derivatives look their negative sides up in activation_tables.h's
