@@ -56,7 +56,12 @@ def _with_a_tail_lane_per_vector(x: torch.Tensor, tail_value: float) -> torch.Te
     return mixed
 
 
-@pytest.mark.parametrize("path", ["sorted", "quotient"])
+def _strided(x: torch.Tensor) -> torch.Tensor:
+    """x as every other element of a buffer: the kernels' scalar loop, whose math (scalar_math.h's) is CUDA's."""
+    return torch.stack([x, x], dim=1)[:, 0]
+
+
+@pytest.mark.parametrize("path", ["sorted", "quotient", "strided"])
 def test_float32_silu_within_2_ulp_where_normal(path):
     """SiLU's contract (csrc/ops/silu.h): float32 within 2 ulp of float64 wherever the result is
     normal, on every step-th bit pattern of [-104, 104] (both signs, every binade down to subnormals),
@@ -64,7 +69,8 @@ def test_float32_silu_within_2_ulp_where_normal(path):
     floats, the result may be flushed to 0 (|silu(x)| < 1.1e-36 there), as F.silu's kernel does.
     Sorted, AVX-512 and AVX2 take x sigmoid(x) from a table of polynomials for every vector within its
     reach, |x| <= 7.75 and 7 (the first vectors hold each edge on both sides); with a lane of every
-    vector beyond, the whole sweep takes the quotient x / (1 + exp(-x))."""
+    vector beyond, the whole sweep takes the quotient x / (1 + exp(-x)); strided, the scalar loop's
+    quotient (CUDA's math)."""
     largest = torch.tensor(104.0).view(torch.int32).item()
     patterns = torch.arange(0, largest, 1021, dtype=torch.int32)
     positive = patterns.view(torch.float32)
@@ -77,6 +83,8 @@ def test_float32_silu_within_2_ulp_where_normal(path):
     x = torch.cat([*edges, positive, -positive])
     if path == "quotient":
         x = _with_a_tail_lane_per_vector(x, 20.0)
+    if path == "strided":
+        x = _strided(x)
     ours, reference = torch.ops.uaccel.silu(x), torch.nn.functional.silu(x.double())
     flushed = x < -87.3
     normal = (reference.abs() >= torch.finfo(torch.float32).smallest_normal) & ~flushed
@@ -85,11 +93,11 @@ def test_float32_silu_within_2_ulp_where_normal(path):
     assert ((ours[flushed] == 0) | (ulp_error(ours, reference)[flushed] <= 2)).all()
 
 
-@pytest.mark.parametrize("path", ["table", "off_table"])
+@pytest.mark.parametrize("path", ["table", "off_table", "strided"])
 def test_float32_silu_derivative_on_either_path(path):
     """SiLU's derivative s + x s (1 - s), s = sigmoid(x), from a table of sigmoid(-|x|) wherever a whole
     vector is within its reach (AVX-512: |x| <= 7.75; AVX2: 7) and from exp otherwise (a lane of 20 in
-    every vector): within 3.5 ulps of the larger of its two terms (they cancel where it crosses 0 near
+    every vector; strided, the scalar loop's, CUDA's math): within 3.5 ulps of the larger of its two terms (they cancel where it crosses 0 near
     x = -1.28; every float32 of [-80, 80] swept on each path: 3.12), on every step-th bit pattern of
     [-80, 80]."""
     largest = torch.tensor(80.0).view(torch.int32).item()
@@ -98,6 +106,8 @@ def test_float32_silu_derivative_on_either_path(path):
     x = x[: x.numel() // 16 * 16]
     if path == "off_table":
         x = _with_a_tail_lane_per_vector(x, 20.0)
+    if path == "strided":
+        x = _strided(x)
     s = torch.sigmoid(x.double())
     first, second = s, x.double() * s * torch.sigmoid(-x.double())
     derivative = torch.ops.uaccel.silu_backward(torch.ones_like(x), x)
@@ -125,8 +135,9 @@ def _gelu_reference(x: torch.Tensor, approximate: str) -> torch.Tensor:
 GELU_NORMAL_FROM = {"none": -12.9, "tanh": -9.95}
 
 
+@pytest.mark.parametrize("strided", [False, True], ids=["contiguous", "strided"])
 @pytest.mark.parametrize("approximate", ["none", "tanh"])
-def test_float32_gelu_within_2_ulp_where_normal(approximate):
+def test_float32_gelu_within_2_ulp_where_normal(approximate, strided):
     """GELU's contract (csrc/ops/gelu.h): float32 within 2 ulp of float64 wherever the result and its
     exponential part are normal, the negative tail included (F.gelu's own float32 kernel is 1113 ulp off
     at x = -3), on every step-th bit pattern of [-16, 16]. Below GELU_NORMAL_FROM the error is at most a
@@ -135,6 +146,8 @@ def test_float32_gelu_within_2_ulp_where_normal(approximate):
     patterns = torch.arange(0, largest, 1021, dtype=torch.int32)
     positive = patterns.view(torch.float32)
     x = torch.cat([positive, -positive])
+    if strided:  # the scalar loop: CUDA's math
+        x = _strided(x)
     ours, reference = torch.ops.uaccel.gelu(x, approximate=approximate), _gelu_reference(x, approximate)
     tail = x < GELU_NORMAL_FROM[approximate]
     normal = (reference.abs() >= torch.finfo(torch.float32).smallest_normal) & ~tail
@@ -176,7 +189,7 @@ def test_float32_gelu_and_its_derivative_on_either_path(path, approximate):
     if path == "off_table":
         x = _with_a_tail_lane_per_vector(x, -5.0)
     if path == "strided":
-        x = torch.stack([x, x], dim=1)[:, 0]
+        x = _strided(x)
     errors = ulp_error(torch.ops.uaccel.gelu(x, approximate=approximate), _gelu_reference(x, approximate))
     assert errors.max() <= 2, (float(errors.max()), float(x[errors.argmax()]))
     first, second = _gelu_derivative_terms(x, approximate)

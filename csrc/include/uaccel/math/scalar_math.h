@@ -138,10 +138,6 @@ template <typename T>
 C10_HOST_DEVICE T clamp(T x, T low, T high) {
   return x < low ? low : x > high ? high : x;
 }
-template <typename T>
-C10_HOST_DEVICE T exp_nonpositive(T x) {
-  return exp(x);
-}
 // 1/x: `reciprocal` within an ulp, `reciprocal_estimate` for a quotient that a correction step finishes
 // (times_sigmoid in activation_math.h): a division here, but for float on CUDA its approximate reciprocal
 // (MUFU.RCP, 2 ulp for normal x), sparing the division's refinement and its slow path; the vector forms
@@ -179,24 +175,6 @@ C10_HOST_DEVICE std::array<float, N> widened(float x, const F& f) {
   return narrowed;
 }
 
-// e^x for x <= 0 in double to float's accuracy (NaN stays NaN), by vec_math.h's steps for double lanes
-// (ExpTraitsFloatInDouble, a degree-4 polynomial): fewer double operations than a full double exp, which
-// on CUDA run at half float's rate or less. 0 from x < -708.4 on, where 2^n leaves the exponent field.
-C10_HOST_DEVICE inline double exp_nonpositive_float_in_double(double x) {
-  using Traits = detail::ExpTraitsFloatInDouble;
-  constexpr auto kQ = Traits::kQ;  // a copy in the function: device code cannot read the host's
-  x = x < Traits::kExpVanishes ? Traits::kExpVanishes : x;
-  const double biased = fma(x, Traits::kLog2e, Traits::kMagic);  // n + 1023 in the low bits
-  const double two_to_n = c10::bit_cast<double>(c10::bit_cast<uint64_t>(biased) << Traits::kMantissaBits);
-  const double n = biased - Traits::kMagic;
-  const double t = fma(n, -Traits::kLn2Lo, fma(n, -Traits::kLn2Hi, x));
-  double q = kQ[kQ.size() - 1];
-  for (size_t k = kQ.size() - 1; k-- > 0;) {
-    q = fma(q, t, kQ[k]);
-  }
-  return fma(two_to_n, fma(q, t * t, t), two_to_n);
-}
-
 // 1/x in double to 2^-44 for normal x of float's range: float's reciprocal estimate (2^-22) and a Newton
 // step, sparing a double division.
 C10_HOST_DEVICE inline double reciprocal_float_in_double(double x) {
@@ -216,11 +194,51 @@ inline constexpr bool kByShortTable = false;
 template <typename V>
 inline constexpr bool kByAnyTable = kByTable<V> || kByShortTable<V>;
 
-// The same as hi + lo (vec_math.h's has lo; the library's exp rounds once, so lo is 0 here).
-template <typename T>
-C10_HOST_DEVICE T exp_nonpositive(T x, T& lo) {
-  lo = T(0);
+namespace detail {
+// e^x for x <= 0 (NaN stays NaN) as hi + lo, lo being hi's rounding error: vec_math.h's exp_parts for one
+// value, Traits' constants, q(t) by Horner's rule. 0 where n reaches the bias's lowest (x < -87.68 for
+// float, -708.4 for double lanes), as the vector forms.
+template <typename T, typename Traits>
+C10_HOST_DEVICE T exp_by_steps(T x, T& lo) {
+  using Bits = std::make_unsigned_t<typename Traits::Int>;
+  constexpr auto kQ = Traits::kQ;  // a copy in the function: device code cannot read the host's
+  x = x < T(Traits::kExpVanishes) ? T(Traits::kExpVanishes) : x;
+  const T biased = fma(x, T(Traits::kLog2e), T(Traits::kMagic));  // n + bias in the low bits
+  const T two_to_n = c10::bit_cast<T>(static_cast<Bits>(c10::bit_cast<Bits>(biased) << Traits::kMantissaBits));
+  const T n = biased - T(Traits::kMagic);
+  const T t = fma(n, T(-Traits::kLn2Lo), fma(n, T(-Traits::kLn2Hi), x));
+  T q = kQ[kQ.size() - 1];
+  for (size_t k = kQ.size() - 1; k-- > 0;) {
+    q = fma(q, t, kQ[k]);
+  }
+  const T expm1_t = fma(q, t * t, t), e = fma(two_to_n, expm1_t, two_to_n);
+  lo = fma(two_to_n, expm1_t, two_to_n - e);
+  return e;
+}
+} // namespace detail
+
+// e^x for x <= 0, and the same as hi + lo (compensated arithmetic then sees only the polynomial's error):
+// for float the library's exp (its vector form's steps, so that CUDA and the CPU's scalar loops compute
+// what its vectors do, not CUDA's expf, 2 ulp); double's own exp, rounded once (lo = 0).
+C10_HOST_DEVICE inline float exp_nonpositive(float x, float& lo) {
+  return detail::exp_by_steps<float, detail::ExpTraits<float>>(x, lo);
+}
+C10_HOST_DEVICE inline double exp_nonpositive(double x, double& lo) {
+  lo = 0.0;
   return exp(x);
+}
+template <typename T>
+C10_HOST_DEVICE T exp_nonpositive(T x) {
+  T lo;
+  return exp_nonpositive(x, lo);
+}
+
+// e^x for x <= 0 in double to float's accuracy, by vec_math.h's steps for double lanes
+// (ExpTraitsFloatInDouble, a degree-4 polynomial): fewer double operations than a full double exp, which
+// on CUDA run at half float's rate or less.
+C10_HOST_DEVICE inline double exp_nonpositive_float_in_double(double x) {
+  double lo;
+  return detail::exp_by_steps<double, detail::ExpTraitsFloatInDouble>(x, lo);
 }
 
 } // namespace uaccel::math
