@@ -15,8 +15,8 @@ namespace uaccel::math {
 
 namespace detail {
 
-// exp's constants, for vec_math.h's exp_parts (whose comment has the steps) and the scalar
-// exp_nonpositive_float_in_double below.
+// exp's constants, for vec_math.h's exp_parts (whose comment has the steps) and exp_by_steps below,
+// its form for one value.
 
 // 1/k!, Taylor's coefficients.
 constexpr double inverse_factorial(int k) {
