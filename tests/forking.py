@@ -1,5 +1,6 @@
 """Work in a forked child, under a time bound: a hang fails the test instead of hanging CI."""
 
+import contextlib
 import os
 import pickle
 import select
@@ -13,15 +14,17 @@ from conftest import UNDER_ASAN
 CHILD_TIMEOUT = 120 if UNDER_ASAN else 60
 
 
-def in_forked_child(fn, timeout=CHILD_TIMEOUT):
+def in_forked_child(fn, timeout=CHILD_TIMEOUT, around_fork=contextlib.nullcontext):
     """fn() run in a forked child; its return value (or its exception, re-raised) comes back through a pipe.
-    A child that has not finished within `timeout` seconds is killed and the test fails."""
+    A child that has not finished within `timeout` seconds is killed and the test fails. fork() runs
+    inside the context manager `around_fork()` makes (both processes leave it)."""
     read_end, write_end = os.pipe()
     with warnings.catch_warnings():  # the warning is about threads of the parent: here, the point
         warnings.filterwarnings(
             "ignore", message=".*use of fork\\(\\) may lead to deadlocks", category=DeprecationWarning
         )
-        pid = os.fork()
+        with around_fork():
+            pid = os.fork()
     if pid == 0:
         os.close(read_end)
         try:
