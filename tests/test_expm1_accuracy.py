@@ -8,6 +8,8 @@ import pytest
 import torch
 from expm1_sweep import sweep, ulp_error
 
+import torch_uaccel
+
 pytestmark = pytest.mark.cpu_kernels
 
 
@@ -178,9 +180,10 @@ def test_float32_gelu_and_its_derivative_on_either_path(path, approximate):
     within its reach (AVX-512: at least -4.5; AVX2: |x| <= 3.5), and its path out of line otherwise (a
     lane of -5 in every vector: 'none' widened to double, 'tanh' from exp); a strided input takes the
     scalar loop, whose math is CUDA's ('none' widened to double there too): each within GELU's 2 ulp,
-    and its derivative within 4 ulp ('tanh': 4.5) of the larger of its two terms (_gelu_derivative_terms:
-    they cancel where it crosses 0 near x = -0.75; ATen's float32 gelu_backward is off by over 4000 of
-    those ulps near x = -4.4), on every step-th bit pattern of [-4.5, 8]."""
+    and its derivative within 2 ulp ('none'; the DEFAULT set's float vectors 4; 'tanh': 4.5) of the
+    larger of its two terms (_gelu_derivative_terms: they cancel where it crosses 0 near x = -0.75;
+    ATen's float32 gelu_backward is off by over 4000 of those ulps near x = -4.4), on every step-th bit
+    pattern of [-4.5, 8]."""
     low, high = (torch.tensor(v).view(torch.int32).item() for v in (4.5, 8.0))
     negative = -torch.arange(0, low, 1021, dtype=torch.int32).view(torch.float32)
     positive = torch.arange(0, high, 1021, dtype=torch.int32).view(torch.float32)
@@ -197,5 +200,8 @@ def test_float32_gelu_and_its_derivative_on_either_path(path, approximate):
     larger_term = torch.maximum(first, second.abs()).float()
     spacing = (larger_term - torch.nextafter(larger_term, torch.zeros_like(larger_term))).double()
     errors = (derivative.double() - (first + second)).abs() / spacing
-    bound = {"none": 4, "tanh": 4.5}[approximate]  # 'tanh''s v'(x) is a rounding more (4.03 seen)
+    # 'none': from its own table (AVX2, AVX-512) or widened to double, 2; the DEFAULT set's erfc in float
+    # vectors, 4 (3.44 seen). 'tanh''s v'(x) is a rounding more (4.03 seen).
+    default_vectors = path != "strided" and torch_uaccel.build_info()["cpu_kernels"] == "DEFAULT"
+    bound = {"none": 4 if default_vectors else 2, "tanh": 4.5}[approximate]
     assert errors.max() <= bound, (float(errors.max()), float(x[errors.argmax()]))

@@ -1,8 +1,9 @@
 """Writes csrc/include/uaccel/math/activation_tables.h: the functions of a = |x| that the activations look
 up on AVX-512 and AVX2 (activation_math.h's polynomial_by_table), each as 32 (AVX-512) or 8 (AVX2)
 polynomials in d = a - k w (|d| <= w/2), one permutation a coefficient (vec_math.h's lookup):
-    Phi(-a), the standard normal distribution's lower tail (GELU's derivative), w = 3/16, degree 6, its
-        constant term kept as two floats (hi + lo): the derivative needs Phi itself, to the last bit;
+    GELU's derivative at -a, Phi(-a) - a phi(a) (at a, 1 minus it), w = 1/4, degree 6, its error relative
+        to the larger of its two terms, which cancel where it crosses 0 (the backward's whole derivative
+        from one polynomial: no exp);
     a Phi(-a) = -gelu(-a), GELU's negative side, w = 1/4, degree 6, and a sigmoid(-a) = -silu(-a), SiLU's,
         w = 1/4, degree 4: the product by a in the fit, one float a constant, so that the forwards
         evaluate no more than the polynomial (each rounding spared is an instruction spared);
@@ -11,9 +12,10 @@ polynomials in d = a - k w (|d| <= w/2), one permutation a coefficient (vec_math
         split, for SiLU's derivative, w = 1/4, degree 5;
     for AVX2, whose permutation indexes 8 floats, each in 8 intervals at degree 7: the four GELU tables
         of w = 1/2 (to a = 3.5), and sigmoid(-a) and a sigmoid(-a) of w = 1 (to 7).
+The two GELU tables of an instruction set share w, so the backward finds a's interval once for both.
 k w has few significant bits, so d = a - k w is exact in float (Sterbenz).
 
-Each polynomial is a relative minimax fit (Lawson's algorithm on Chebyshev nodes, float64) whose
+Each polynomial is a relative minimax fit (to the function, or to Table.scale; Lawson's algorithm on Chebyshev nodes, float64) whose
 coefficients are rounded to float one at a time, the rest refitted to what the rounding left; where
 the function is 0 at a = 0, interval 0's constant term is 0. Run it from the repository root with numpy,
 then `make format`:
@@ -42,6 +44,7 @@ class Table:
     degree: int
     split_constant: bool
     intervals: int = 32  # AVX-512: two registers of 16 floats, one VPERMT2PS a coefficient; AVX2: 8, VPERMPS
+    scale: Callable[[float], float] | None = None  # what the error is relative to: the function where None
 
 
 def tanh_cdf_tail(a: float) -> float:
@@ -49,14 +52,26 @@ def tanh_cdf_tail(a: float) -> float:
     return 1 / (1 + math.exp(2 * math.sqrt(2 / math.pi) * (a + 0.044715 * a**3)))
 
 
+def gelu_derivative_at_minus(a: float) -> float:
+    """GELU's derivative Phi(x) + x phi(x) at x = -a: Phi(-a) - a phi(a), 0 near a = 0.75."""
+    return 0.5 * math.erfc(a / math.sqrt(2)) - a * math.exp(-a * a / 2) / math.sqrt(2 * math.pi)
+
+
+def gelu_derivative_larger_term(a: float) -> float:
+    """The larger of the derivative's two terms at -a, which the accuracy is held to: they cancel near
+    a = 0.75, where the derivative crosses 0."""
+    return max(0.5 * math.erfc(a / math.sqrt(2)), a * math.exp(-a * a / 2) / math.sqrt(2 * math.pi))
+
+
 TABLES = [
     Table(
-        "NormalCdfTable",
-        "Phi(-a), the standard normal distribution's lower tail (GELU)",
-        lambda a: 0.5 * math.erfc(a / math.sqrt(2)),
-        width=3 / 16,
+        "GeluDerivativeTable",
+        "Phi(-a) - a phi(a), GELU's derivative at -a (1 minus it at a)",
+        gelu_derivative_at_minus,
+        width=1 / 4,
         degree=6,
-        split_constant=True,
+        split_constant=False,
+        scale=gelu_derivative_larger_term,
     ),
     Table(
         "GeluTable",
@@ -99,13 +114,14 @@ TABLES = [
         split_constant=False,
     ),
     Table(
-        "NormalCdfTableAvx2",
-        "Phi(-a), the standard normal distribution's lower tail, for AVX2",
-        lambda a: 0.5 * math.erfc(a / math.sqrt(2)),
+        "GeluDerivativeTableAvx2",
+        "Phi(-a) - a phi(a), GELU's derivative at -a (1 minus it at a), for AVX2",
+        gelu_derivative_at_minus,
         width=1 / 2,
         degree=7,
-        split_constant=True,
+        split_constant=False,
         intervals=8,
+        scale=gelu_derivative_larger_term,
     ),
     Table(
         "GeluTableAvx2",
@@ -174,8 +190,9 @@ def fit_interval(table: Table, k: int) -> list[np.float32]:
     if k == 0:
         d = d[d > 0] if vanishes else d[d >= 0]  # a >= 0
     f = np.array([table.function(v) for v in k * table.width + d])
+    scale = f if table.scale is None else np.array([table.scale(v) for v in k * table.width + d])
     basis = np.vander(d, table.degree + 1, increasing=True)
-    constant = 0.0 if vanishes else lawson(basis, f, f)[0]
+    constant = 0.0 if vanishes else lawson(basis, f, scale)[0]
     hi = np.float32(constant)
     row = [hi]
     if table.split_constant:
@@ -184,7 +201,7 @@ def fit_interval(table: Table, k: int) -> list[np.float32]:
     for c in row:
         rest = rest - float(c)
     for j in range(1, table.degree + 1):
-        c = np.float32(lawson(basis[:, j:], rest, f)[0])
+        c = np.float32(lawson(basis[:, j:], rest, scale)[0])
         row.append(c)
         rest = rest - float(c) * basis[:, j]
     return row

@@ -217,17 +217,23 @@ UACCEL_ACTIVATION V polynomial_by_table(V a, V& lo) {
   return lookup(c[0], biased);
 }
 
+// The same in an interval already found (tables of one w share it).
 template <typename Table, typename V>
-UACCEL_ACTIVATION V polynomial_by_table(V a) {
+UACCEL_ACTIVATION V polynomial_in_interval(V biased, V d) {
   static_assert(!Table::kSplitConstant);
-  V d;
-  const V biased = interval_of<Table>(a, d);
   const auto& c = Table::kCoefficients;
   V sum = lookup(c[Table::kDegree], biased);
   for (int j = Table::kDegree - 1; j >= 0; --j) {
     sum = fma(sum, d, lookup(c[j], biased));
   }
   return sum;
+}
+
+template <typename Table, typename V>
+UACCEL_ACTIVATION V polynomial_by_table(V a) {
+  V d;
+  const V biased = interval_of<Table>(a, d);
+  return polynomial_in_interval<Table>(biased, d);
 }
 #endif
 
@@ -241,14 +247,14 @@ inline constexpr float kReach = (Table::kIntervals - 1) * Table::kWidth;
 using SiluTableHere = SiluTableAvx2;
 using SigmoidTableHere = SigmoidTableAvx2;
 using GeluTableHere = GeluTableAvx2;
-using NormalCdfTableHere = NormalCdfTableAvx2;
+using GeluDerivativeTableHere = GeluDerivativeTableAvx2;
 using TanhCdfTableHere = TanhCdfTableAvx2;
 using GeluTanhTableHere = GeluTanhTableAvx2;
 #else
 using SiluTableHere = SiluTable;
 using SigmoidTableHere = SigmoidTable;
 using GeluTableHere = GeluTable;
-using NormalCdfTableHere = NormalCdfTable;
+using GeluDerivativeTableHere = GeluDerivativeTable;
 using TanhCdfTableHere = TanhCdfTable;
 using GeluTanhTableHere = GeluTanhTable;
 #endif
@@ -256,7 +262,7 @@ inline constexpr float kSiluByTableTo = kReach<SiluTableHere>;
 
 // A distribution's lower tail F(-a) = hi + lo, a = |x| (or clamped where F(-a) no longer counts), from
 // Table: x F(x) = max(x, 0) - a (hi + lo), as the forwards by table, and F(x) = hi + lo or 1 - (hi + lo),
-// returned. F is the sigmoid (SiLU) or Phi (GELU; for its tanh approximation, sigmoid(v(x))).
+// returned. F is the sigmoid (SiLU) or, for GELU's tanh approximation, sigmoid(v(x)).
 #if defined(CPU_CAPABILITY_AVX512) || defined(CPU_CAPABILITY_AVX2)
 template <typename Table, typename V>
 UACCEL_ACTIVATION V cdf_by_table(V x, V a, V& tail, V& x_times_cdf) {
@@ -334,28 +340,27 @@ UACCEL_ACTIVATION V silu_derivative(V g, V x, V& value) {
 
 // GELU for float vectors by table, where kByAnyTable and gelu_table_covers<Table>(x): t = a Phi(-a)
 // for a = |x| (for the tanh approximation, Phi(-a) = sigmoid(-v(a))) from the table (the product by a
-// in the fit), then x Phi(x) = max(x, 0) - t, as SiLU's. AVX-512's tables reach a = 5.8 or more; past
-// a = 5.9, t < 1.1e-8 leaves a unchanged: a is clamped there (+inf gives inf), and below
-// kGeluByTableFrom the fits' relative error grows. AVX2's, 8 intervals, reach |x| <= 3.5: a vector of 8
-// floats from N(0, 1) leaves them once in about 270. Elsewhere, and for NaN, the path out of line (so
-// the loop keeps the table in registers).
+// in the fit), then x Phi(x) = max(x, 0) - t, as SiLU's. AVX-512's tables reach a = 5.8 ('tanh') and
+// 7.75 ('none'), where a is clamped (+inf gives inf): past there, t < 2e-8 leaves a unchanged and the
+// derivatives differ from 1 by less than 4e-9. Below kGeluByTableFrom the fits' relative error grows.
+// AVX2's, 8 intervals, reach |x| <= 3.5: a vector of 8 floats from N(0, 1) leaves them once in about
+// 270. Elsewhere, and for NaN, the path out of line (so the loop keeps the table in registers).
 inline constexpr float kGeluByTableFrom = -4.5f;
-inline constexpr float kGeluTailBelow = 5.9f;
 #if defined(CPU_CAPABILITY_AVX512)
 template <typename Table, typename V>
 UACCEL_ACTIVATION bool gelu_table_covers(V x) {
   return all_at_least(x, kGeluByTableFrom);
 }
-template <typename V>
+template <typename Table, typename V>
 UACCEL_ACTIVATION V gelu_table_argument(V x) {
-  return at::vec::clamp_max(x.abs(), V(kGeluTailBelow));
+  return at::vec::clamp_max(x.abs(), V(kReach<Table>));
 }
 #elif defined(CPU_CAPABILITY_AVX2)
 template <typename Table, typename V>
 UACCEL_ACTIVATION bool gelu_table_covers(V x) {
   return all_at_most(x.abs(), kReach<Table>);
 }
-template <typename V>
+template <typename Table, typename V>
 UACCEL_ACTIVATION V gelu_table_argument(V x) {
   return x.abs();
 }
@@ -363,30 +368,37 @@ UACCEL_ACTIVATION V gelu_table_argument(V x) {
 #if defined(CPU_CAPABILITY_AVX512) || defined(CPU_CAPABILITY_AVX2)
 template <typename Table, typename V>
 UACCEL_ACTIVATION V gelu_by_table(V x) {
-  return positive_part(x) - polynomial_by_table<Table>(gelu_table_argument(x));
+  return positive_part(x) - polynomial_by_table<Table>(gelu_table_argument<Table>(x));
 }
 #endif
 
 #if defined(CPU_CAPABILITY_AVX512) || defined(CPU_CAPABILITY_AVX2)
-// GELU's derivative, Phi(x) + x phi(x), and GELU, from Phi's table; phi(x) = exp(-x^2 / 2) / sqrt(2 pi),
-// the constant folded into exp's scaling by 2^n, x^2's rounding error carried (exp(-(s + s_lo) / 2) =
-// exp(-s / 2) (1 - s_lo / 2)).
+// GELU's derivative, Phi(x) + x phi(x), and GELU, each from its table in the interval of a = |x| that
+// both share (one w): the derivative at -a, D(a) = Phi(-a) - a phi(a), fitted to its larger term (they
+// cancel where it crosses 0), gives D(a) where x < 0 and 1 - D(a) elsewhere: one polynomial, no exp.
+// +inf passes AVX-512's test of the table's reach: x * 0 makes its derivative NaN (inf * 0), as ATen's.
 template <typename V>
 UACCEL_ACTIVATION V gelu_derivative_by_table(V x, V& value) {
-  V tail;
-  const V cdf = cdf_by_table<NormalCdfTableHere>(x, gelu_table_argument(x), tail, value);
-  const V square = x * x, half_square_lo = fms(x, x, square) * V(-0.5f);
-  const V density = cpu::scaled_exp_nonpositive(square * V(-0.5f), V(static_cast<float>(kRsqrt2Pi)));
-  return fma(x, fma(density, half_square_lo, density), cdf);
+  static_assert(GeluTableHere::kWidth == GeluDerivativeTableHere::kWidth);
+  V d;
+  const V biased = interval_of<GeluTableHere>(gelu_table_argument<GeluTableHere>(x), d);
+  value = positive_part(x) - polynomial_in_interval<GeluTableHere>(biased, d);
+  const V at_minus = polynomial_in_interval<GeluDerivativeTableHere>(biased, d);
+  const V derivative = select(sign_bit_set(x), at_minus, V(1.0f) - at_minus);
+#if defined(CPU_CAPABILITY_AVX512)
+  return fma(x, V(0.0f), derivative);
+#else
+  return derivative;
+#endif
 }
 
 // GELU's tanh approximation x s, s = sigmoid(v(x)), and its derivative (gelu_tanh_derivative_of_tail),
-// from the table of q = sigmoid(-v(a)), x clamped as a is (past kGeluTailBelow, q (1 - q) a v'(a) < 1e-9).
+// from the table of q = sigmoid(-v(a)), x clamped as a is (past its reach, q (1 - q) a v'(a) < 4e-9).
 template <typename V>
 UACCEL_ACTIVATION V gelu_tanh_derivative_by_table(V x, V& value) {
   V q;
-  const V s = cdf_by_table<TanhCdfTableHere>(x, gelu_table_argument(x), q, value);
-  return gelu_tanh_derivative_of_tail<float>(x, at::vec::clamp_max(x, V(kGeluTailBelow)), s, q);
+  const V s = cdf_by_table<TanhCdfTableHere>(x, gelu_table_argument<TanhCdfTableHere>(x), q, value);
+  return gelu_tanh_derivative_of_tail<float>(x, at::vec::clamp_max(x, V(kReach<TanhCdfTableHere>)), s, q);
 }
 #endif
 
@@ -431,7 +443,7 @@ template <typename T, typename V>
 UACCEL_ACTIVATION V gelu_derivative(V x, V& value) {
   if constexpr (kByAnyTable<V> || kWidened<V>) {
     if constexpr (kByAnyTable<V>) {
-      if (C10_LIKELY(gelu_table_covers<NormalCdfTableHere>(x))) {
+      if (C10_LIKELY(gelu_table_covers<GeluDerivativeTableHere>(x))) {
         return gelu_derivative_by_table(x, value);
       }
     }

@@ -6,69 +6,62 @@
 
 namespace uaccel::math {
 
-// Phi(-a), the standard normal distribution's lower tail (GELU): degree 6, w = 0.1875.
-struct NormalCdfTable {
+// Phi(-a) - a phi(a), GELU's derivative at -a (1 minus it at a): degree 6, w = 0.25.
+struct GeluDerivativeTable {
   static constexpr int kIntervals = 32;
   static constexpr int kDegree = 6;
-  static constexpr float kWidth = 0.1875f;
-  static constexpr bool kSplitConstant = true;
-  alignas(64) static constexpr float kCoefficients[8][32] = {
-      // constant's high part
-      {0x1p-1f,         0x1.b3d97cp-2f,  0x1.6a527ap-2f,  0x1.25c5e4p-2f,  0x1.d022p-3f,    0x1.64dd8ep-3f,
-       0x1.0ad7dap-3f,  0x1.83cab6p-4f,  0x1.11a46ep-4f,  0x1.76d04ep-5f,  0x1.f20394p-6f,  0x1.40cccep-6f,
-       0x1.90925p-7f,   0x1.e49cecp-8f,  0x1.1bee6cp-8f,  0x1.42297ap-9f,  0x1.61de2p-10f,  0x1.7832e6p-11f,
-       0x1.8301bep-12f, 0x1.812f0ep-13f, 0x1.72d956p-14f, 0x1.595676p-15f, 0x1.36feaep-16f, 0x1.0ed0e2p-17f,
-       0x1.c80728p-19f, 0x1.733238p-20f, 0x1.24149ap-21f, 0x1.bc4ed8p-23f, 0x1.46a16cp-24f, 0x1.d02498p-26f,
-       0x1.3eb346p-27f, 0x1.a6f212p-29f},
-      // constant's low part
-      {0x1.0cp-46f,      -0x1.b49884p-27f, -0x1.fc3014p-27f, -0x1.e25e76p-29f, 0x1.5ad16ep-29f,  0x1.4d50b8p-28f,
-       0x1.f38be2p-32f,  0x1.0031fap-30f,  -0x1.da6716p-30f, 0x1.713122p-31f,  0x1.d97d48p-31f,  -0x1.fe76d4p-32f,
-       -0x1.bc6f0ep-32f, -0x1.2b5bb2p-34f, 0x1.f307bcp-38f,  0x1.500352p-35f,  -0x1.9f03bcp-36f, -0x1.4e7254p-36f,
-       0x1.02b594p-38f,  0x1.2f45acp-39f,  0x1.30565p-40f,   -0x1.dc609p-42f,  0x1.a061fep-41f,  -0x1.5148fap-44f,
-       0x1.ceabdcp-44f,  0x1.0963bap-45f,  -0x1.6600eep-49f, 0x1.b5ab08p-48f,  0x1.f15c38p-49f,  0x1.493fc8p-52f,
-       -0x1.3db9c4p-52f, 0x1.4e332p-54f},
+  static constexpr float kWidth = 0.25f;
+  static constexpr bool kSplitConstant = false;
+  alignas(64) static constexpr float kCoefficients[7][32] = {
+      // constant
+      {0x1p-1f,          0x1.37f00cp-2f,   0x1.0f5eb8p-3f,   0x1.95f1dep-11f,  -0x1.55429ap-4f,  -0x1.f66bfep-4f,
+       -0x1.050e92p-3f,  -0x1.c65a8p-4f,   -0x1.5d1c06p-4f,  -0x1.e4e1e4p-5f,  -0x1.341c2ap-5f,  -0x1.68e62cp-6f,
+       -0x1.876f5ap-7f,  -0x1.8a5ae8p-8f,  -0x1.71da9p-9f,   -0x1.437006p-10f, -0x1.080eb6p-11f, -0x1.92e552p-13f,
+       -0x1.1f6eap-14f,  -0x1.7fbf1ep-16f, -0x1.df9f9ap-18f, -0x1.18b3ep-19f,  -0x1.33d04p-21f,  -0x1.3c4fe8p-23f,
+       -0x1.30ac86p-25f, -0x1.1320d6p-27f, -0x1.d1eeb2p-30f, -0x1.7200e2p-32f, -0x1.13989p-34f,  -0x1.8121p-37f,
+       -0x1.f8eb4ep-40f, -0x1.368cb8p-42f},
       // d^1
-      {-0x1.988454p-2f,  -0x1.91661p-2f,   -0x1.7cc794p-2f,  -0x1.5cbdcp-2f,   -0x1.345d5ep-2f,  -0x1.073e62p-2f,
-       -0x1.b1ec62p-3f,  -0x1.594762p-3f,  -0x1.094086p-3f,  -0x1.8977c8p-4f,  -0x1.19bfa4p-4f,  -0x1.858fbcp-5f,
-       -0x1.0402ep-5f,   -0x1.4f18bcp-6f,  -0x1.a0f22cp-7f,  -0x1.f4dda6p-8f,  -0x1.227214p-8f,  -0x1.4536f2p-9f,
-       -0x1.5f90f6p-10f, -0x1.6eec8cp-11f, -0x1.71b92ep-12f, -0x1.67aca4p-13f, -0x1.51cfa6p-14f, -0x1.3251p-15f,
-       -0x1.0c29a6p-16f, -0x1.c54d7ep-18f, -0x1.71e57ap-19f, -0x1.2368d6p-20f, -0x1.bb4a9p-22f,  -0x1.4584e4p-23f,
-       -0x1.cd8eaap-25f, -0x1.3beb6cp-26f},
+      {-0x1.988454p-1f, -0x1.7f9324p-1f, -0x1.3b7356p-1f, -0x1.bb4638p-2f, -0x1.ef8e58p-3f, -0x1.474ea2p-4f,
+       0x1.094088p-5f,  0x1.777a98p-4f,  0x1.ba4b44p-4f,  0x1.8e2466p-4f,  0x1.3121f6p-4f,  0x1.9e601ep-5f,
+       0x1.fc47a2p-6f,  0x1.1ca6aep-6f,  0x1.251c14p-7f,  0x1.16bc9cp-8f,  0x1.eb28b8p-10f, 0x1.91db48p-11f,
+       0x1.31df8p-12f,  0x1.b1c592p-14f, 0x1.1ed83cp-15f, 0x1.621d12p-17f, 0x1.985a14p-19f, 0x1.b82298p-21f,
+       0x1.bba0b6p-23f, 0x1.a2550ep-25f, 0x1.7131f6p-27f, 0x1.310b5cp-29f, 0x1.d80ebp-32f,  0x1.5622dep-34f,
+       0x1.d0a79ep-37f, 0x1.27ac9p-39f},
       // d^2
-      {0x1.bf327p-20f,  0x1.2d0c8cp-5f,  0x1.1d95acp-4f,  0x1.885576p-4f,  0x1.ce8c0ap-4f,  0x1.ed94f8p-4f,
-       0x1.e829eep-4f,  0x1.c52dbp-4f,   0x1.8de0cap-4f,  0x1.4bfd1p-4f,   0x1.0823aap-4f,  0x1.91bc38p-5f,
-       0x1.24833cp-5f,  0x1.986626p-6f,  0x1.119eeep-6f,  0x1.602bd8p-7f,  0x1.b3ab1ep-8f,  0x1.0327c8p-8f,
-       0x1.28a24ep-9f,  0x1.46caacp-10f, 0x1.5a9d9ap-11f, 0x1.620dfp-12f,  0x1.5c5e2p-13f,  0x1.4a3f52p-14f,
-       0x1.2daed6p-15f, 0x1.099b62p-16f, 0x1.c2cf9ep-18f, 0x1.70d09ep-19f, 0x1.22e8dcp-20f, 0x1.ba8082p-22f,
-       0x1.44882ep-23f, 0x1.cb11dcp-25f},
+      {0x1.5111ecp-19f,  0x1.85c3bcp-3f,   0x1.51fa2ap-2f,   0x1.8d805cp-2f,   0x1.73aa6cp-2f,   0x1.1ceebep-2f,
+       0x1.5c2742p-3f,   0x1.21e482p-4f,   0x1.3d418ap-19f,  -0x1.36cabap-5f,  -0x1.93da18p-5f,  -0x1.6ce85cp-5f,
+       -0x1.104afap-5f,  -0x1.62832cp-6f,  -0x1.9cdbecp-7f,  -0x1.b3fab6p-8f,  -0x1.a4fee4p-9f,  -0x1.75cfp-10f,
+       -0x1.3265ccp-11f, -0x1.d1006cp-13f, -0x1.47605ap-14f, -0x1.ac68e4p-16f, -0x1.04dd7cp-17f, -0x1.27fa28p-19f,
+       -0x1.39257ep-21f, -0x1.352e9ap-23f, -0x1.1d0f9cp-25f, -0x1.eb1e44p-28f, -0x1.8b764ep-30f, -0x1.29c912p-32f,
+       -0x1.a388d4p-35f, -0x1.148d3cp-37f},
       // d^3
-      {0x1.1004a4p-4f,   0x1.0231c2p-4f,   0x1.b442aep-5f,   0x1.3dd7dcp-5f,   0x1.67a782p-6f,   0x1.5412f2p-8f,
-       -0x1.335cdp-7f,   -0x1.4cb322p-6f,  -0x1.ba0e38p-6f,  -0x1.e4aefcp-6f,  -0x1.d87f54p-6f,  -0x1.a68b9ep-6f,
-       -0x1.6018acp-6f,  -0x1.13f848p-6f,  -0x1.995854p-7f,  -0x1.206c0ap-7f,  -0x1.8342dp-8f,   -0x1.f0827ap-9f,
-       -0x1.306b38p-9f,  -0x1.657ce4p-10f, -0x1.927616p-11f, -0x1.b2b94ep-12f, -0x1.c2da44p-13f, -0x1.c1322cp-14f,
-       -0x1.ae2c0cp-15f, -0x1.8c1d7ep-16f, -0x1.5eddp-17f,   -0x1.2b094ep-18f, -0x1.ea9b22p-20f, -0x1.83704ep-21f,
-       -0x1.269e9ap-22f, -0x1.af896ap-24f},
+      {0x1.10406ap-2f,  0x1.d6b284p-3f,  0x1.15e62ep-3f,  0x1.378deep-6f,  -0x1.4a6092p-4f, -0x1.184dd8p-3f,
+       -0x1.27a6c2p-3f, -0x1.daa35p-4f,  -0x1.26df0ep-4f, -0x1.f76cdep-6f, -0x1.075146p-9f, 0x1.99ea3ap-7f,
+       0x1.0a3f2p-6f,   0x1.cd4c66p-7f,  0x1.459566p-7f,  0x1.8de7cep-8f,  0x1.b0b176p-9f,  0x1.a8ee16p-10f,
+       0x1.7c5596p-11f, 0x1.3824c4p-12f, 0x1.d7d3eap-14f, 0x1.496cb6p-15f, 0x1.a9f9cap-17f, 0x1.ff0aa2p-19f,
+       0x1.1cd686p-20f, 0x1.2765d8p-22f, 0x1.1d4c2ap-24f, 0x1.00d45cp-26f, 0x1.af5112p-29f, 0x1.520832p-31f,
+       0x1.eecdacp-34f, 0x1.52592ep-36f},
       // d^4
-      {0x1.b5007cp-10f, -0x1.298806p-7f, -0x1.1018fp-6f,  -0x1.5ee57cp-6f,  -0x1.77b15cp-6f, -0x1.5cfdf8p-6f,
-       -0x1.1a36fcp-6f, -0x1.81de2ep-7f, -0x1.8e176cp-8f, -0x1.0d180ap-10f, 0x1.6af23ap-9f,  0x1.4ff826p-8f,
-       0x1.92305p-8f,   0x1.905f0ep-8f,  0x1.62d484p-8f,  0x1.20355ep-8f,   0x1.b3ab0ep-9f,  0x1.3549b4p-9f,
-       0x1.9ed9d4p-10f, 0x1.07ed04p-10f, 0x1.3f8c6ap-11f, 0x1.70eedap-12f,  0x1.96e5a2p-13f, 0x1.ad3fap-14f,
-       0x1.b1afb6p-15f, 0x1.a3f3ap-16f,  0x1.8613eap-17f, 0x1.5bc4aap-18f,  0x1.29c2e4p-19f, 0x1.e9e1eep-21f,
-       0x1.8357ecp-22f, 0x1.267b3ap-23f},
+      {0x1.7a35cep-10f,  -0x1.1ea97ep-4f,  -0x1.c88e4p-4f,   -0x1.d381e8p-4f,  -0x1.49903cp-4f,  -0x1.fb2c6p-6f,
+       0x1.a65eap-7f,    0x1.44de4p-5f,    0x1.6d93ecp-5f,   0x1.2580dcp-5f,   0x1.5d98eep-6f,   0x1.11b792p-7f,
+       0x1.c6d956p-20f,  -0x1.e5260cp-9f,  -0x1.14d7c2p-8f,  -0x1.b86c48p-9f,  -0x1.1e32acp-9f,  -0x1.427948p-10f,
+       -0x1.428122p-11f, -0x1.232958p-12f, -0x1.de2d96p-14f, -0x1.678812p-15f, -0x1.f14fd8p-17f, -0x1.3d482ap-18f,
+       -0x1.767bc4p-20f, -0x1.999f76p-22f, -0x1.9fe32cp-24f, -0x1.887466p-26f, -0x1.5894dap-28f, -0x1.19c0eap-30f,
+       -0x1.ad7368p-33f, -0x1.313c8p-35f},
       // d^5
-      {-0x1.a723f8p-6f,  -0x1.2c74b2p-7f,  -0x1.96d2f4p-8f,  -0x1.a2ef0cp-9f,  0x1.701686p-11f,  0x1.9ba018p-9f,
-       0x1.59b1d6p-8f,   0x1.94ee12p-8f,   0x1.7550dp-8f,    0x1.40d2d6p-8f,   0x1.a1c88ap-9f,   0x1.def932p-10f,
-       0x1.dac75cp-12f,  -0x1.f2999ep-12f, -0x1.fb5d38p-11f, -0x1.2dc9a6p-10f, -0x1.222c2ap-10f, -0x1.e82bdcp-11f,
-       -0x1.78708cp-11f, -0x1.0d05eap-11f, -0x1.66882cp-12f, -0x1.c329bep-13f, -0x1.0cab86p-13f, -0x1.303492p-14f,
-       -0x1.470a56p-15f, -0x1.4ff382p-16f, -0x1.497cecp-17f, -0x1.3533fap-18f, -0x1.15a6a6p-19f, -0x1.de215ep-21f,
-       -0x1.8ab38cp-22f, -0x1.38b602p-23f},
+      {-0x1.205aa2p-4f, -0x1.861ecp-5f,   -0x1.2dc75ep-6f, 0x1.dcd24cp-7f,  0x1.294012p-5f,  0x1.48900ep-5f,
+       0x1.e30f22p-6f,  0x1.8c7034p-7f,   -0x1.46b03p-9f,  -0x1.5b3fe4p-7f, -0x1.7db848p-7f, -0x1.1d456ap-7f,
+       -0x1.325bfap-8f, -0x1.7bc50cp-10f, 0x1.3ab4a8p-12f, 0x1.e2564cp-11f, 0x1.d0667cp-11f, 0x1.487d68p-11f,
+       0x1.818ep-12f,   0x1.8aac16p-13f,  0x1.67981cp-14f, 0x1.27d7bap-15f, 0x1.bae6ccp-17f, 0x1.2f7e2ap-18f,
+       0x1.7e525p-20f,  0x1.bc112ap-22f,  0x1.dcc41ap-24f, 0x1.da09cp-26f,  0x1.b52cdcp-28f, 0x1.76946ap-30f,
+       0x1.2a6768p-32f, 0x1.ba83fp-35f},
       // d^6
-      {0x1.cceb92p-5f,   0x1.9121dap-10f,  0x1.12551ep-9f,   0x1.78b7eep-9f,   0x1.334688p-9f,   0x1.3cae9ap-9f,
-       0x1.50a10cp-10f,  0x1.fc1092p-14f,  -0x1.7ce576p-12f, -0x1.766478p-10f, -0x1.3ec474p-10f, -0x1.81d756p-10f,
-       -0x1.fa99a8p-11f, -0x1.261d2ap-11f, -0x1.1fdf6ep-12f, -0x1.af3ae4p-15f, 0x1.d043dep-14f,  0x1.5eea1ep-13f,
-       0x1.847f92p-13f,  0x1.62eb44p-13f,  0x1.11835ep-13f,  0x1.8714cap-14f,  0x1.0214e6p-14f,  0x1.434c1ap-15f,
-       0x1.72f288p-16f,  0x1.99e94ap-17f,  0x1.aad90ap-18f,  0x1.a7fe6ap-19f,  0x1.8f907ep-20f,  0x1.697018p-21f,
-       0x1.38247ep-22f,  0x1.02250cp-23f},
+      {0x1.efacf4p-6f,   0x1.918b98p-6f,   -0x1.6598bap-7f,  0x1.3cdc42p-6f,   0x1.30c238p-10f,  -0x1.9047aep-9f,
+       0x1.45ad26p-6f,   -0x1.4ed4d8p-7f,  0x1.a5b89ep-8f,   -0x1.6389fp-11f,  0x1.18540ap-10f,  0x1.deecaap-10f,
+       0x1.465aecp-9f,   0x1.51f048p-9f,   0x1.67b5c2p-13f,  -0x1.6b9b3ep-16f, -0x1.d03d86p-13f, -0x1.857b8cp-13f,
+       -0x1.43b794p-13f, -0x1.75244p-14f,  -0x1.8965e8p-15f, -0x1.6b0308p-16f, -0x1.27a14ap-17f, -0x1.b6f9dap-19f,
+       -0x1.27dc1p-20f,  -0x1.6d047cp-22f, -0x1.9e3b0ep-24f, -0x1.b11a1cp-26f, -0x1.a26684p-28f, -0x1.7685dap-30f,
+       -0x1.36a49cp-32f, -0x1.deb1a4p-35f},
   };
 };
 
@@ -359,40 +352,37 @@ struct GeluTanhTable {
   };
 };
 
-// Phi(-a), the standard normal distribution's lower tail, for AVX2: degree 7, w = 0.5.
-struct NormalCdfTableAvx2 {
+// Phi(-a) - a phi(a), GELU's derivative at -a (1 minus it at a), for AVX2: degree 7, w = 0.5.
+struct GeluDerivativeTableAvx2 {
   static constexpr int kIntervals = 8;
   static constexpr int kDegree = 7;
   static constexpr float kWidth = 0.5f;
-  static constexpr bool kSplitConstant = true;
-  alignas(64) static constexpr float kCoefficients[9][8] = {
-      // constant's high part
-      {0x1p-1f, 0x1.3bf144p-2f, 0x1.44ed0cp-3f, 0x1.11a46ep-4f, 0x1.74bcf8p-6f, 0x1.96f4e6p-8f, 0x1.61de2p-10f,
-       0x1.e7dbcap-13f},
-      // constant's low part
-      {0x1.048p-43f, -0x1.1622c8p-28f, -0x1.1e9bp-29f, -0x1.e042dep-30f, 0x1.46a476p-33f, -0x1.fbc904p-34f,
-       -0x1.548a3cp-36f, -0x1.66ebd4p-38f},
+  static constexpr bool kSplitConstant = false;
+  alignas(64) static constexpr float kCoefficients[8][8] = {
+      // constant
+      {0x1p-1f, 0x1.0f5eb8p-3f, -0x1.55429ap-4f, -0x1.050e92p-3f, -0x1.5d1c06p-4f, -0x1.341c2ap-5f, -0x1.876f5ap-7f,
+       -0x1.71da9p-9f},
       // d^1
-      {-0x1.988454p-2f, -0x1.6883dp-2f, -0x1.ef8e58p-3f, -0x1.094086p-3f, -0x1.ba4b44p-5f, -0x1.1f2f06p-6f,
-       -0x1.227214p-8f, -0x1.c9897cp-11f},
+      {-0x1.988454p-1f, -0x1.3b7356p-1f, -0x1.ef8e58p-3f, 0x1.094088p-5f, 0x1.ba4b44p-4f, 0x1.3121f6p-4f,
+       0x1.fc47a4p-6f, 0x1.251c14p-7f},
       // d^2
-      {0x1.c60d8p-21f, 0x1.6883cap-4f, 0x1.ef8e54p-4f, 0x1.8de0ccp-4f, 0x1.ba4b48p-5f, 0x1.66fac8p-6f, 0x1.b3ab16p-8f,
-       0x1.905844p-10f},
+      {0x1.c816c8p-20f, 0x1.51fb2ap-2f, 0x1.73aaaap-2f, 0x1.5c2566p-3f, 0x1.5c2bcep-21f, -0x1.93da2ep-5f,
+       -0x1.104af8p-5f, -0x1.9cdb46p-7f},
       // d^3
-      {0x1.10421p-4f, 0x1.68834ep-5f, -0x1.87d69ep-21f, -0x1.ba1424p-6f, -0x1.ba4abep-6f, -0x1.f691ep-7f,
-       -0x1.8342e4p-8f, -0x1.acf126p-10f},
+      {0x1.104d0ap-2f, 0x1.15e5f2p-3f, -0x1.4a5f8ap-4f, -0x1.27a5dap-3f, -0x1.26ddb4p-4f, -0x1.0745eep-9f,
+       0x1.0a3d84p-6f, 0x1.459496p-7f},
       // d^4
-      {0x1.fecf28p-13f, -0x1.4a7188p-6f, -0x1.4a5962p-6f, -0x1.8df444p-8f, 0x1.26d1a2p-8f, 0x1.84e472p-8f,
-       0x1.b3b118p-9f, 0x1.349c9p-10f},
+      {0x1.0326fep-11f, -0x1.cbbb1cp-4f, -0x1.4a4e3ap-4f, 0x1.bd9d28p-7f, 0x1.7059e4p-5f, 0x1.5dad4cp-6f,
+       0x1.fd8ea4p-21f, -0x1.15ca7ep-8f},
       // d^5
-      {-0x1.7578fap-7f, -0x1.2bf4a6p-8f, 0x1.099a66p-8f, 0x1.7fb188p-8f, 0x1.266688p-9f, -0x1.5de3c4p-11f,
-       -0x1.225ceap-10f, -0x1.2f4dep-11f},
+      {-0x1.01092cp-4f, -0x1.2c5686p-6f, 0x1.297038p-5f, 0x1.e0b00ep-6f, -0x1.5d0842p-9f, -0x1.7f42cep-7f,
+       -0x1.30d1dep-8f, 0x1.4c264ep-12f},
       // d^6
-      {0x1.0d2704p-8f, 0x1.8cd62p-9f, 0x1.050cf2p-9f, -0x1.4afc5cp-11f, -0x1.5dab44p-10f, -0x1.0df67ap-11f,
-       0x1.bb564p-14f, 0x1.780c9ap-13f},
+      {0x1.1670f6p-7f, 0x1.628402p-6f, 0x1.183c36p-7f, -0x1.3d6fap-7f, -0x1.ea83a6p-8f, 0x1.e51cc6p-11f, 0x1.4a85c2p-9f,
+       0x1.83507ep-11f},
       // d^7
-      {-0x1.c60cdcp-9f, 0x1.150aa2p-12f, -0x1.e1dd9ep-11f, -0x1.ceb252p-12f, 0x1.2e1854p-13f, 0x1.16f76p-12f,
-       0x1.5617aap-14f, -0x1.6da0f4p-16f},
+      {-0x1.67fecp-12f, 0x1.bae99ep-10f, -0x1.d2d804p-8f, -0x1.720ffp-9f, 0x1.36743ep-9f, 0x1.8c3694p-10f,
+       -0x1.8c6caep-12f, -0x1.b15614p-12f},
   };
 };
 
