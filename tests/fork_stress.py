@@ -3,6 +3,9 @@ the children that never exit (a mutex a vanished thread held at fork() time) or 
 
     python tests/fork_stress.py --forks 1000          # prints one JSON line: forks, hung, failed, seconds
 
+Under AddressSanitizer (tests/test_fork.py passes --rounds-apart) each fork waits for the threads'
+steps in progress: GCC 12's ASan is not fork-safe itself (tests/forking.py, RoundsApart).
+
 tests/test_fork.py runs it in a subprocess under a time bound; run by hand it gives the numbers of the
 fork-safety issue (before the fix, 5-10 of 200 children hung with the allocator installed).
 """
@@ -19,6 +22,7 @@ import warnings
 import numpy as np
 import torch
 import torch.nn.functional as F
+from forking import RoundsApart
 
 import torch_uaccel
 from torch_uaccel import memory
@@ -26,7 +30,7 @@ from torch_uaccel import memory
 CHILD_OK, CHILD_FAILED = 0, 3
 
 
-def churn(stop: threading.Event, warm: threading.Event, seed: int) -> None:
+def churn(stop: threading.Event, warm: threading.Event, seed: int, rounds: RoundsApart) -> None:
     """What a training thread does to the native state: every mutex of libuaccel taken, all the time."""
     gen = torch.Generator().manual_seed(seed)
     step = 0
@@ -34,18 +38,23 @@ def churn(stop: threading.Event, warm: threading.Event, seed: int) -> None:
         if step == 1:
             warm.set()
         step += 1
-        x = torch.randn(int(torch.randint(1, 1 << 14, (1,), generator=gen)), generator=gen)
-        torch_uaccel.elu(x, 0.5)
-        memory.aligned_empty(257 + step % 4096, alignment=4096, dtype=torch.uint8)
-        memory.stats()
-        if step % 7 == 0:
-            with memory.track():
-                torch.empty(100 + step % 50)
-        if step % 11 == 0:
-            with torch_uaccel.register_host(np.zeros(3 * 4096 + step % 100, dtype=np.uint8)) as reg:
-                reg.host[0] = 1
-        if step % 97 == 0:
-            memory.empty_cache()
+        with rounds.round():
+            churn_step(gen, step)
+
+
+def churn_step(gen: torch.Generator, step: int) -> None:
+    x = torch.randn(int(torch.randint(1, 1 << 14, (1,), generator=gen)), generator=gen)
+    torch_uaccel.elu(x, 0.5)
+    memory.aligned_empty(257 + step % 4096, alignment=4096, dtype=torch.uint8)
+    memory.stats()
+    if step % 7 == 0:
+        with memory.track():
+            torch.empty(100 + step % 50)
+    if step % 11 == 0:
+        with torch_uaccel.register_host(np.zeros(3 * 4096 + step % 100, dtype=np.uint8)) as reg:
+            reg.host[0] = 1
+    if step % 97 == 0:
+        memory.empty_cache()
 
 
 def use_inherited_state() -> None:
@@ -100,7 +109,9 @@ def backtrace(pid: int) -> str:
     return subprocess.run(command, capture_output=True, text=True, timeout=120).stdout
 
 
-def run(forks: int, threads: int, in_flight: int, child_timeout: float, show_hung: bool = False) -> dict:
+def run(
+    forks: int, threads: int, in_flight: int, child_timeout: float, show_hung: bool = False, rounds_apart: bool = False
+) -> dict:
     warnings.filterwarnings("ignore", message=".*use of fork\\(\\) may lead to deadlocks", category=DeprecationWarning)
     memory.install_cpu_allocator(64)
     held = torch_uaccel.register_host(np.zeros(4 * 4096, dtype=np.uint8))
@@ -109,8 +120,9 @@ def run(forks: int, threads: int, in_flight: int, child_timeout: float, show_hun
     # allocator too. Done once before forking, so every hang counted is one in steady state.
     use_inherited_state()
     stop = threading.Event()
+    rounds = RoundsApart(apart=rounds_apart)
     warm = [threading.Event() for _ in range(threads)]
-    workers = [threading.Thread(target=churn, args=(stop, warm[i], i), daemon=True) for i in range(threads)]
+    workers = [threading.Thread(target=churn, args=(stop, warm[i], i, rounds), daemon=True) for i in range(threads)]
     for worker in workers:
         worker.start()
     for event in warm:
@@ -121,7 +133,9 @@ def run(forks: int, threads: int, in_flight: int, child_timeout: float, show_hun
     try:
         while launched < forks or running:
             while launched < forks and len(running) < in_flight:
-                running[fork_once(held)] = time.monotonic() + child_timeout
+                with rounds.between_rounds():
+                    pid = fork_once(held)
+                running[pid] = time.monotonic() + child_timeout
                 launched += 1
             time.sleep(0.002)
             for pid, deadline in list(running.items()):
@@ -154,5 +168,9 @@ if __name__ == "__main__":
     parser.add_argument(
         "--show-hung", action="store_true", help="print a hung child's backtrace (gdb) before killing it"
     )
+    parser.add_argument(
+        "--rounds-apart", action="store_true", help="fork only between the threads' steps (for ASan: see RoundsApart)"
+    )
     args = parser.parse_args()
-    print(json.dumps(run(args.forks, args.threads, args.in_flight, args.child_timeout, args.show_hung)), flush=True)
+    result = run(args.forks, args.threads, args.in_flight, args.child_timeout, args.show_hung, args.rounds_apart)
+    print(json.dumps(result), flush=True)

@@ -5,6 +5,7 @@ import os
 import pickle
 import select
 import signal
+import threading
 import time
 import warnings
 
@@ -55,3 +56,36 @@ def in_forked_child(fn, timeout=CHILD_TIMEOUT, around_fork=contextlib.nullcontex
     if not ok:
         raise AssertionError(f"in the forked child: {value}")
     return value
+
+
+class RoundsApart:
+    """Keeps fork() out of another thread's rounds when `apart` (else both contexts do nothing):
+    `between_rounds()` waits for the round in progress and holds off the next; the turnstile stops the
+    round thread from starving the forking one.
+
+    For AddressSanitizer: GCC 12's takes no lock of its allocator's around fork(), so a child forked
+    while another thread refilled a size class from the shared allocator waits at its first malloc of
+    that class forever (seen under gdb: SizeClassAllocator64::GetFromAllocator, and with stacks
+    recorded, StackDepotNode::store). Not libuaccel's mutexes: the other legs fork in mid-round."""
+
+    def __init__(self, apart: bool):
+        self.apart = apart
+        self.turnstile, self.in_round = threading.Lock(), threading.Lock()
+
+    @contextlib.contextmanager
+    def round(self):
+        if self.apart:
+            with self.turnstile:
+                pass
+            with self.in_round:
+                yield
+        else:
+            yield
+
+    @contextlib.contextmanager
+    def between_rounds(self):
+        if self.apart:
+            with self.turnstile, self.in_round:
+                yield
+        else:
+            yield

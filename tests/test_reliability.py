@@ -1,7 +1,6 @@
 """Concurrency and leak soak across every op, the allocator hook, track() and registration.
 UACCEL_SOAK_ITERATIONS (default 2000) sets the soak length; the issue's long run is 100000."""
 
-import contextlib
 import gc
 import mmap
 import os
@@ -13,7 +12,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 from conftest import UNDER_ASAN, run_threads, status_kib
-from forking import CHILD_TIMEOUT, in_forked_child
+from forking import CHILD_TIMEOUT, RoundsApart, in_forked_child
 
 import torch_uaccel
 from torch_uaccel import memory
@@ -146,26 +145,6 @@ def _soak_in_spawned_child(_index, rounds):
     Soak().run(rounds)
 
 
-class RoundsApart:
-    """Keeps fork() out of another thread's rounds: `between_rounds()` waits for the round in progress
-    and holds off the next; the turnstile stops the round thread from starving the forking one."""
-
-    def __init__(self):
-        self.turnstile, self.in_round = threading.Lock(), threading.Lock()
-
-    @contextlib.contextmanager
-    def round(self):
-        with self.turnstile:
-            pass
-        with self.in_round:
-            yield
-
-    @contextlib.contextmanager
-    def between_rounds(self):
-        with self.turnstile, self.in_round:
-            yield
-
-
 def test_soak_in_forked_and_spawned_children():
     """The soak's rounds in children: forked ones while a parent thread runs them too, and processes
     started by torch.multiprocessing with spawn (a fresh interpreter that loads the library anew)."""
@@ -174,15 +153,11 @@ def test_soak_in_forked_and_spawned_children():
     # could hold at fork(). Its first round does first-call work (imports, statics) before any fork.
     parent_soak = Soak()
     parent_soak.run(1)
-    # GCC 12's AddressSanitizer takes no lock of its allocator's around fork(): a child forked while
-    # the thread refilled a size class from the shared allocator waits at its first malloc of that
-    # class forever (seen: a child's first bytearray, in SizeClassAllocator64::GetFromAllocator).
-    # Under it, each fork waits for the round in progress; the other legs fork in mid-round.
-    rounds = RoundsApart() if UNDER_ASAN else None
+    rounds = RoundsApart(apart=UNDER_ASAN)
 
     def parent_rounds():
         while not stop.is_set():
-            with rounds.round() if rounds else contextlib.nullcontext():
+            with rounds.round():
                 parent_soak.round()
 
     busy = threading.Thread(target=parent_rounds, daemon=True)
@@ -191,7 +166,7 @@ def test_soak_in_forked_and_spawned_children():
         for _ in range(20):
             in_forked_child(
                 lambda: Soak().run(max(SOAK // 100, 1)),
-                around_fork=rounds.between_rounds if rounds else contextlib.nullcontext,
+                around_fork=rounds.between_rounds,
             )
     finally:
         stop.set()
