@@ -80,10 +80,11 @@ UACCEL_OP_INLINED_INTO_LOOP void map_contiguous(
 
 // A vector of a half type in registers as two vectors of float, and back (rounding to nearest even).
 // The ops are elementwise, so which elements go into which float vector is free: for bfloat16 on AVX2
-// the even elements and the odd ones (a shift, a mask; back: one blend, no lane crossing), fewer
-// instructions than at::vec's order-keeping conversion, which is used elsewhere. The bits are the
-// same either way (NaN stays a NaN): tests/test_op_table.py checks every half-type kernel against the
-// float one, rounded once.
+// the even elements and the odd ones (a shift, a blend with zero; back: one blend, no lane crossing),
+// fewer instructions than at::vec's order-keeping conversion, which is used elsewhere. Shifts and
+// blends need no constant vector, which GCC rebuilds in the loop from a general register. The bits
+// are the same either way (NaN stays a NaN): tests/test_op_table.py checks every half-type kernel
+// against the float one, rounded once.
 template <typename scalar_t>
 std::tuple<at::vec::Vectorized<float>, at::vec::Vectorized<float>> widen(at::vec::Vectorized<scalar_t> v) {
 #if defined(CPU_CAPABILITY_AVX2)
@@ -91,7 +92,7 @@ std::tuple<at::vec::Vectorized<float>, at::vec::Vectorized<float>> widen(at::vec
     const __m256i bits = v;
     return {
         _mm256_castsi256_ps(_mm256_slli_epi32(bits, 16)),
-        _mm256_castsi256_ps(_mm256_and_si256(bits, _mm256_set1_epi32(static_cast<int>(0xffff0000u))))};
+        _mm256_castsi256_ps(_mm256_blend_epi16(bits, _mm256_setzero_si256(), 0x55))};  // low words zeroed
   }
 #endif
   return at::vec::convert_to_float<scalar_t>(v);
@@ -102,7 +103,7 @@ std::tuple<at::vec::Vectorized<float>, at::vec::Vectorized<float>> widen(at::vec
 // becomes its quiet NaN: rounding could carry one into infinity).
 inline __m256i round_to_bfloat16_high(__m256 v) {
   const __m256i bits = _mm256_castps_si256(v);
-  const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(1));
+  const __m256i lsb = _mm256_srli_epi32(_mm256_slli_epi32(bits, 15), 31);  // bit 16
   const __m256i rounded = _mm256_add_epi32(bits, _mm256_add_epi32(lsb, _mm256_set1_epi32(0x7fff)));
   const __m256i ordered = _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_ORD_Q));
   return _mm256_blendv_epi8(_mm256_set1_epi32(0x7fc00000), rounded, ordered);
@@ -152,15 +153,18 @@ UACCEL_OP_INLINED_INTO_LOOP void map_contiguous_reduced(
     const Op& op,
     std::index_sequence<I...>) {
   using Vec = at::vec::Vectorized<scalar_t>;
-  const Op local_op = op;  // as in map_contiguous
+  // Locals, as in map_contiguous.
+  const Op local_op = op;
+  const std::array<const scalar_t*, sizeof...(I)> from = in;
+  const std::array<scalar_t*, M> to = out;
   int64_t i = 0;
   for (; i + Vec::size() <= n; i += Vec::size()) {
-    (__builtin_prefetch(in[I] + i + kPrefetchBytes / sizeof(scalar_t)), ...);
-    const std::array wide{widen<scalar_t>(Vec::loadu(in[I] + i))...};
+    (__builtin_prefetch(from[I] + i + kPrefetchBytes / sizeof(scalar_t)), ...);
+    const std::array wide{widen<scalar_t>(Vec::loadu(from[I] + i))...};
     const auto first = local_op.vec(std::get<0>(wide[I])...);
     const auto second = local_op.vec(std::get<1>(wide[I])...);
     for (size_t k = 0; k < M; ++k) {
-      narrow<scalar_t, kAvx512Bf16>(output_part(first, k), output_part(second, k)).store(out[k] + i);
+      narrow<scalar_t, kAvx512Bf16>(output_part(first, k), output_part(second, k)).store(to[k] + i);
     }
   }
   for (; i < n; ++i) {
