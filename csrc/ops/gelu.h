@@ -11,37 +11,31 @@
 namespace uaccel::ops::gelu {
 inline namespace CPU_CAPABILITY {
 
-template <typename T>
-struct Erf : pointwise::Formula<Erf<T>> {
+// Tabulated (uaccel/pointwise.h's Formula): a 16-bit x's GELU and its derivative are looked up.
+template <typename T, bool kTanh>
+struct Forward : pointwise::Formula<Forward<T, kTanh>> {
+  static constexpr size_t kTabulatedInput = 0;
   template <typename V>
-  C10_HOST_DEVICE V apply(V x) const {
-    return math::gelu<T>(x);
+  C10_HOST_DEVICE Outputs<V, 1> tabulated(V x) const {
+    return {{kTanh ? math::gelu_tanh<T>(x) : math::gelu<T>(x)}};
+  }
+  template <typename V>
+  C10_HOST_DEVICE V combine(Outputs<V, 1> gelu) const {
+    return gelu.v[0];
   }
 };
 
-template <typename T>
-struct Tanh : pointwise::Formula<Tanh<T>> {
+template <typename T, bool kTanh>
+struct Backward : pointwise::Formula<Backward<T, kTanh>> {
+  static constexpr size_t kTabulatedInput = 1;
   template <typename V>
-  C10_HOST_DEVICE V apply(V x) const {
-    return math::gelu_tanh<T>(x);
-  }
-};
-
-template <typename T>
-struct ErfBackward : pointwise::Formula<ErfBackward<T>> {
-  template <typename V>
-  C10_HOST_DEVICE V apply(V g, V x) const {
+  C10_HOST_DEVICE Outputs<V, 1> tabulated(V x) const {
     V value;
-    return g * math::gelu_derivative<T>(x, value);
+    return {{kTanh ? math::gelu_tanh_derivative<T>(x, value) : math::gelu_derivative<T>(x, value)}};
   }
-};
-
-template <typename T>
-struct TanhBackward : pointwise::Formula<TanhBackward<T>> {
   template <typename V>
-  C10_HOST_DEVICE V apply(V g, V x) const {
-    V value;
-    return g * math::gelu_tanh_derivative<T>(x, value);
+  C10_HOST_DEVICE V combine(V g, Outputs<V, 1> derivative) const {
+    return g * derivative.v[0];
   }
 };
 
@@ -60,17 +54,17 @@ struct Op {
   template <typename T, typename Run>
   static void forward(const Run& run, std::string_view approximate) {
     if (approximate == "tanh") {
-      run(Tanh<T>{});
+      run(Forward<T, true>{});
     } else {
-      run(Erf<T>{});
+      run(Forward<T, false>{});
     }
   }
   template <typename T, typename Run>
   static void backward(const Run& run, std::string_view approximate) {
     if (approximate == "tanh") {
-      run(TanhBackward<T>{});
+      run(Backward<T, true>{});
     } else {
-      run(ErfBackward<T>{});
+      run(Backward<T, false>{});
     }
   }
 

@@ -7,22 +7,33 @@
 namespace uaccel::ops::gelu_mul {
 inline namespace CPU_CAPABILITY {
 
+// gate enters through gelu(gate) alone (a 16-bit gate's is looked up, uaccel/pointwise.h's Formula).
 template <typename T, bool kTanh>
 struct Forward : pointwise::Formula<Forward<T, kTanh>> {
+  static constexpr size_t kTabulatedInput = 0;
   template <typename V>
-  C10_HOST_DEVICE V apply(V gate, V up) const {
-    return (kTanh ? math::gelu_tanh<T>(gate) : math::gelu<T>(gate)) * up;
+  C10_HOST_DEVICE Outputs<V, 1> tabulated(V gate) const {
+    return {{kTanh ? math::gelu_tanh<T>(gate) : math::gelu<T>(gate)}};
+  }
+  template <typename V>
+  C10_HOST_DEVICE V combine(Outputs<V, 1> gelu, V up) const {
+    return gelu.v[0] * up;
   }
 };
 
 // d gate = g * up * gelu'(gate), d up = g * gelu(gate).
 template <typename T, bool kTanh>
 struct Backward : pointwise::Formula<Backward<T, kTanh>> {
+  static constexpr size_t kTabulatedInput = 1;
   template <typename V>
-  C10_HOST_DEVICE Outputs<V, 2> apply(V g, V gate, V up) const {
+  C10_HOST_DEVICE Outputs<V, 2> tabulated(V gate) const {
     V gelu;
     const V derivative = kTanh ? math::gelu_tanh_derivative<T>(gate, gelu) : math::gelu_derivative<T>(gate, gelu);
-    return {{g * up * derivative, g * gelu}};
+    return {{derivative, gelu}};
+  }
+  template <typename V>
+  C10_HOST_DEVICE Outputs<V, 2> combine(V g, Outputs<V, 2> gelu, V up) const {
+    return {{g * up * gelu.v[0], g * gelu.v[1]}};
   }
 };
 

@@ -11,20 +11,31 @@
 namespace uaccel::ops::silu {
 inline namespace CPU_CAPABILITY {
 
+// Tabulated (uaccel/pointwise.h's Formula): a 16-bit x's silu and silu' are looked up.
 template <typename T>
 struct Forward : pointwise::Formula<Forward<T>> {
+  static constexpr size_t kTabulatedInput = 0;
   template <typename V>
-  C10_HOST_DEVICE V apply(V x) const {
-    return math::silu<T>(x);
+  C10_HOST_DEVICE Outputs<V, 1> tabulated(V x) const {
+    return {{math::silu<T>(x)}};
+  }
+  template <typename V>
+  C10_HOST_DEVICE V combine(Outputs<V, 1> silu) const {
+    return silu.v[0];
   }
 };
 
 template <typename T>
 struct Backward : pointwise::Formula<Backward<T>> {
+  static constexpr size_t kTabulatedInput = 1;
   template <typename V>
-  C10_HOST_DEVICE V apply(V g, V x) const {
+  C10_HOST_DEVICE Outputs<V, 1> tabulated(V x) const {
     V value;
-    return math::silu_derivative<T>(g, x, value);
+    return {{math::silu_derivative<T>(V(T(1)), x, value)}};
+  }
+  template <typename V>
+  C10_HOST_DEVICE V combine(V g, Outputs<V, 1> derivative) const {
+    return g * derivative.v[0];
   }
 };
 

@@ -8,22 +8,33 @@
 namespace uaccel::ops::silu_mul {
 inline namespace CPU_CAPABILITY {
 
+// gate enters through silu(gate) alone (a 16-bit gate's is looked up, uaccel/pointwise.h's Formula).
 template <typename T>
 struct Forward : pointwise::Formula<Forward<T>> {
+  static constexpr size_t kTabulatedInput = 0;
   template <typename V>
-  C10_HOST_DEVICE V apply(V gate, V up) const {
-    return math::silu<T>(gate) * up;
+  C10_HOST_DEVICE Outputs<V, 1> tabulated(V gate) const {
+    return {{math::silu<T>(gate)}};
+  }
+  template <typename V>
+  C10_HOST_DEVICE V combine(Outputs<V, 1> silu, V up) const {
+    return silu.v[0] * up;
   }
 };
 
 // d gate = g * up * silu'(gate), d up = g * silu(gate).
 template <typename T>
 struct Backward : pointwise::Formula<Backward<T>> {
+  static constexpr size_t kTabulatedInput = 1;
   template <typename V>
-  C10_HOST_DEVICE Outputs<V, 2> apply(V g, V gate, V up) const {
+  C10_HOST_DEVICE Outputs<V, 2> tabulated(V gate) const {
     V silu;
     const V derivative = math::silu_derivative<T>(V(T(1)), gate, silu);
-    return {{g * up * derivative, g * silu}};
+    return {{derivative, silu}};
+  }
+  template <typename V>
+  C10_HOST_DEVICE Outputs<V, 2> combine(V g, Outputs<V, 2> silu, V up) const {
+    return {{g * up * silu.v[0], g * silu.v[1]}};
   }
 };
 

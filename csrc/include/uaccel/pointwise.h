@@ -437,8 +437,38 @@ struct Kernels<Op, Loop, std::tuple<P...>, std::tuple<B...>> {
 
 // A functor whose math is one formula for scalars and vectors: `Math::apply(V...)`, a template on V
 // (uaccel/math/activation_math.h's functions take both), serves as operator() and as vec().
+//
+// Or a formula whose input `kTabulatedInput` enters only through a few functions of it, `tabulated(x)`
+// (an Outputs<V, K>), that `combine` joins with the other inputs (that input's place takes the Outputs):
+// apply is then combine(..., tabulated(x), ...). Where that input is a 16-bit type, the CPU loops look
+// its functions up in a table of all 65536 bit patterns that the float kernel computed once, the same
+// bits (uaccel/detail/cpu_loops.h). Its functions must depend on the formula's type alone.
 template <typename Math>
 struct Formula {
+  template <typename... V>
+    requires requires { Math::kTabulatedInput; }
+  C10_HOST_DEVICE auto apply(V... x) const {
+    return combine_tabulated(std::index_sequence_for<V...>{}, x...);
+  }
+
+ private:
+  template <size_t... I, typename V, typename... Rest>
+  C10_HOST_DEVICE auto combine_tabulated(std::index_sequence<I...>, V first, Rest... rest) const {
+    const Math& math = static_cast<const Math&>(*this);
+    const V inputs[] = {first, rest...};
+    const auto functions = math.tabulated(inputs[Math::kTabulatedInput]);
+    return math.combine(in_place_of<I == Math::kTabulatedInput>(functions, inputs[I])...);
+  }
+  template <bool kTabulated, typename F, typename V>
+  C10_HOST_DEVICE static auto in_place_of(const F& functions, V input) {
+    if constexpr (kTabulated) {
+      return functions;
+    } else {
+      return input;
+    }
+  }
+
+ public:
   template <typename... V>
     requires requires(const Math& math, V... x) { math.apply(x...); }
   C10_HOST_DEVICE auto operator()(V... x) const {

@@ -17,6 +17,9 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -172,6 +175,170 @@ UACCEL_OP_INLINED_INTO_LOOP void map_contiguous_reduced(
   }
 }
 
+// A formula's tabulated input (uaccel/pointwise.h's Formula), where it is a 16-bit type: the K functions
+// of it as tables over all 65536 bit patterns, one after another, as the float kernel computes them from
+// the patterns in order. Built by the first caller; threads racing to it each build one and the first
+// published is kept, so no lock is held (a fork() in mid-build leaves the child none to wait on). Never
+// freed: 256 KiB a function, for the life of the process.
+template <typename Op>
+concept Tabulated = requires { Op::kTabulatedInput; };
+
+template <typename Op>
+struct TabulatedFunctions {
+  Op op;
+  template <typename V>
+  auto operator()(V x) const {
+    return op.tabulated(x);
+  }
+  template <typename V>
+  auto vec(V x) const {
+    return op.tabulated(x);
+  }
+};
+
+inline constexpr size_t kBitPatterns = size_t{1} << 16;
+
+template <typename Op>
+inline constexpr size_t kTabulatedFunctions = sizeof(decltype(std::declval<Op>().tabulated(0.0f))::v) / sizeof(float);
+
+template <typename scalar_t, typename Op>
+const float* tables_of(const Op& op) {
+  static_assert(std::is_empty_v<Op>, "a tabulated function depends on its formula's type alone");
+  static std::atomic<const float*> published{nullptr};
+  if (const float* tables = published.load(std::memory_order_acquire)) {
+    return tables;
+  }
+  constexpr size_t K = kTabulatedFunctions<Op>;
+  auto built = std::make_unique<float[]>((K + 1) * kBitPatterns);  // the last kBitPatterns: the inputs
+  float* inputs = built.get() + K * kBitPatterns;
+  for (size_t bits = 0; bits < kBitPatterns; ++bits) {
+    inputs[bits] = static_cast<float>(scalar_t(static_cast<uint16_t>(bits), scalar_t::from_bits()));
+  }
+  std::array<float*, K> functions;
+  for (size_t k = 0; k < K; ++k) {
+    functions[k] = built.get() + k * kBitPatterns;
+  }
+  map_contiguous(
+      functions, std::array<const float*, 1>{inputs}, kBitPatterns, TabulatedFunctions<Op>{op},
+      std::index_sequence<0>{});
+  const float* first = nullptr;
+  if (published.compare_exchange_strong(first, built.get(), std::memory_order_acq_rel)) {
+    return built.release();
+  }
+  return first;
+}
+
+#if defined(CPU_CAPABILITY_AVX512) || defined(CPU_CAPABILITY_AVX2)
+// A half-type vector's bit patterns as two vectors of 32-bit indices, in widen's order; a gather by them.
+#if defined(CPU_CAPABILITY_AVX512)
+using Indices = __m512i;
+template <typename scalar_t>
+std::tuple<Indices, Indices> widen_bits(at::vec::Vectorized<scalar_t> v) {
+  const __m512i bits = v;
+  return {
+      _mm512_cvtepu16_epi32(_mm512_castsi512_si256(bits)), _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(bits, 1))};
+}
+inline at::vec::Vectorized<float> gather(const float* table, Indices at) {
+  return _mm512_i32gather_ps(at, table, sizeof(float));
+}
+#else
+using Indices = __m256i;
+template <typename scalar_t>
+std::tuple<Indices, Indices> widen_bits(at::vec::Vectorized<scalar_t> v) {
+  const __m256i bits = v;
+  if constexpr (std::is_same_v<scalar_t, at::BFloat16>) {
+    return {_mm256_blend_epi16(bits, _mm256_setzero_si256(), 0xAA), _mm256_srli_epi32(bits, 16)};
+  } else {
+    return {
+        _mm256_cvtepu16_epi32(_mm256_castsi256_si128(bits)), _mm256_cvtepu16_epi32(_mm256_extracti128_si256(bits, 1))};
+  }
+}
+inline at::vec::Vectorized<float> gather(const float* table, Indices at) {
+  return _mm256_i32gather_ps(table, at, sizeof(float));
+}
+#endif
+
+// The tabulated input's functions for the lanes of `bits` (a gather each), or its own value for the
+// other inputs: the argument of combine in input J's place.
+template <size_t J, typename Op>
+auto combine_argument(at::vec::Vectorized<float> x, Indices bits, const float* tables) {
+  if constexpr (J == Op::kTabulatedInput) {
+    Outputs<at::vec::Vectorized<float>, kTabulatedFunctions<Op>> functions;
+    for (size_t k = 0; k < kTabulatedFunctions<Op>; ++k) {
+      functions.v[k] = gather(tables + k * kBitPatterns, bits);
+    }
+    return functions;
+  } else {
+    return x;
+  }
+}
+template <size_t J, typename Op, typename scalar_t>
+auto combine_argument(scalar_t x, const float* tables) {
+  if constexpr (J == Op::kTabulatedInput) {
+    Outputs<float, kTabulatedFunctions<Op>> functions;
+    for (size_t k = 0; k < kTabulatedFunctions<Op>; ++k) {
+      functions.v[k] = tables[k * kBitPatterns + x.x];
+    }
+    return functions;
+  } else {
+    return static_cast<float>(x);
+  }
+}
+
+// map_contiguous_reduced for a tabulated formula: gathers cost less than the activations' polynomials.
+template <bool kAvx512Bf16, typename scalar_t, size_t M, typename Op, size_t... I>
+UACCEL_OP_INLINED_INTO_LOOP void map_contiguous_tabulated(
+    const std::array<scalar_t*, M>& out,
+    const std::array<const scalar_t*, sizeof...(I)>& in,
+    int64_t n,
+    const Op& op,
+    std::index_sequence<I...>) {
+  using Vec = at::vec::Vectorized<scalar_t>;
+  const float* tables = tables_of<scalar_t>(op);
+  const Op local_op = op;
+  const std::array<const scalar_t*, sizeof...(I)> from = in;
+  const std::array<scalar_t*, M> to = out;
+  int64_t i = 0;
+  for (; i + Vec::size() <= n; i += Vec::size()) {
+    (__builtin_prefetch(from[I] + i + kPrefetchBytes / sizeof(scalar_t)), ...);
+    const std::array loaded{Vec::loadu(from[I] + i)...};
+    const std::array wide{widen<scalar_t>(loaded[I])...};
+    const auto [first_bits, second_bits] = widen_bits<scalar_t>(loaded[Op::kTabulatedInput]);
+    const auto first = local_op.combine(combine_argument<I, Op>(std::get<0>(wide[I]), first_bits, tables)...);
+    const auto second = local_op.combine(combine_argument<I, Op>(std::get<1>(wide[I]), second_bits, tables)...);
+    for (size_t k = 0; k < M; ++k) {
+      narrow<scalar_t, kAvx512Bf16>(output_part(first, k), output_part(second, k)).store(to[k] + i);
+    }
+  }
+  for (; i < n; ++i) {
+    store<M>(local_op.combine(combine_argument<I, Op>(from[I][i], tables)...), to, i);
+  }
+}
+#endif
+
+// Where the tables pay: bfloat16's 128 values a binade keep a tensor's lookups in L1; float16's 1024
+// spill them to L2, where AVX-512's computed path is as fast forward and faster backward.
+#if defined(CPU_CAPABILITY_AVX512)
+template <typename scalar_t>
+inline constexpr bool kLookedUp = std::is_same_v<scalar_t, at::BFloat16>;
+#elif defined(CPU_CAPABILITY_AVX2)
+template <typename scalar_t>
+inline constexpr bool kLookedUp = true;
+#endif
+
+// The half-type core: by table where the formula has one and it pays, else computed.
+template <bool kAvx512Bf16, typename scalar_t, size_t N, size_t M, typename Op>
+void map_contiguous_half(
+    const std::array<scalar_t*, M>& out, const std::array<const scalar_t*, N>& in, int64_t n, const Op& op) {
+#if defined(CPU_CAPABILITY_AVX512) || defined(CPU_CAPABILITY_AVX2)
+  if constexpr (Tabulated<Op> && kLookedUp<scalar_t>) {
+    map_contiguous_tabulated<kAvx512Bf16>(out, in, n, op, std::make_index_sequence<N>{});
+    return;
+  }
+#endif
+  map_contiguous_reduced<kAvx512Bf16>(out, in, n, op, std::make_index_sequence<N>{});
+}
+
 // Contiguous core for any storage type, with one math path (in the math type) for every dtype.
 template <typename scalar_t, size_t N, size_t M, typename Op>
 void map_contiguous(
@@ -180,12 +347,12 @@ void map_contiguous(
 #if defined(CPU_CAPABILITY_AVX512)
     if constexpr (std::is_same_v<scalar_t, at::BFloat16>) {
       if (has_avx512_bf16()) {
-        map_contiguous_reduced<true>(out, in, n, op, std::make_index_sequence<N>{});
+        map_contiguous_half<true>(out, in, n, op);
         return;
       }
     }
 #endif
-    map_contiguous_reduced<false>(out, in, n, op, std::make_index_sequence<N>{});
+    map_contiguous_half<false>(out, in, n, op);
   } else {
     map_contiguous(out, in, n, op, std::make_index_sequence<N>{});
   }
