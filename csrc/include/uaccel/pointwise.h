@@ -47,7 +47,9 @@
 // A functor has `C10_HOST_DEVICE R operator()(T...) const` (CUDA and the CPU's strided loops) and,
 // under `#ifdef CPU_CAPABILITY`, `Vec<T> vec(Vec<T>...) const` (the CPU's vector loops); R is T, or
 // Outputs<T, N> for a backward of N inputs. Functors live in `inline namespace CPU_CAPABILITY`, as
-// ATen's kernels do, so the per-ISA copies stay apart.
+// ATen's kernels do, so the per-ISA copies stay apart. pointwise::Formula (below) makes both from one
+// template; a Formula whose input enters only through a few functions of it declares them, and a
+// 16-bit input's are then looked up rather than computed.
 #include <ATen/ATen.h>
 #include <ATen/Dispatch.h>
 #include <ATen/OpMathType.h>

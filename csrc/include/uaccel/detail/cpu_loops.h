@@ -23,6 +23,7 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include <uaccel/detail/cpu_capability.h>
 #include <uaccel/detail/outputs.h>
@@ -202,25 +203,31 @@ template <typename Op>
 inline constexpr size_t kTabulatedFunctions = sizeof(decltype(std::declval<Op>().tabulated(0.0f))::v) / sizeof(float);
 
 template <typename scalar_t, typename Op>
+[[gnu::noinline, gnu::cold]] std::unique_ptr<float[]> build_tables(const Op& op) {
+  constexpr size_t K = kTabulatedFunctions<Op>;
+  std::vector<float> inputs(kBitPatterns);
+  for (size_t bits = 0; bits < kBitPatterns; ++bits) {
+    inputs[bits] = static_cast<float>(scalar_t(static_cast<uint16_t>(bits), scalar_t::from_bits()));
+  }
+  auto tables = std::make_unique<float[]>(K * kBitPatterns);
+  std::array<float*, K> functions;
+  for (size_t k = 0; k < K; ++k) {
+    functions[k] = tables.get() + k * kBitPatterns;
+  }
+  map_contiguous(
+      functions, std::array<const float*, 1>{inputs.data()}, kBitPatterns, TabulatedFunctions<Op>{op},
+      std::index_sequence<0>{});
+  return tables;
+}
+
+template <typename scalar_t, typename Op>
 const float* tables_of(const Op& op) {
   static_assert(std::is_empty_v<Op>, "a tabulated function depends on its formula's type alone");
   static std::atomic<const float*> published{nullptr};
   if (const float* tables = published.load(std::memory_order_acquire)) {
     return tables;
   }
-  constexpr size_t K = kTabulatedFunctions<Op>;
-  auto built = std::make_unique<float[]>((K + 1) * kBitPatterns);  // the last kBitPatterns: the inputs
-  float* inputs = built.get() + K * kBitPatterns;
-  for (size_t bits = 0; bits < kBitPatterns; ++bits) {
-    inputs[bits] = static_cast<float>(scalar_t(static_cast<uint16_t>(bits), scalar_t::from_bits()));
-  }
-  std::array<float*, K> functions;
-  for (size_t k = 0; k < K; ++k) {
-    functions[k] = built.get() + k * kBitPatterns;
-  }
-  map_contiguous(
-      functions, std::array<const float*, 1>{inputs}, kBitPatterns, TabulatedFunctions<Op>{op},
-      std::index_sequence<0>{});
+  auto built = build_tables<scalar_t>(op);
   const float* first = nullptr;
   if (published.compare_exchange_strong(first, built.get(), std::memory_order_acq_rel)) {
     return built.release();
