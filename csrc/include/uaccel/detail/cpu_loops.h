@@ -146,36 +146,6 @@ at::vec::Vectorized<scalar_t> narrow(at::vec::Vectorized<float> first, at::vec::
   return at::vec::convert_from_float<scalar_t>(first, second);
 }
 
-// Contiguous core for half types: each vector of scalar_t is widened in registers into two vectors
-// of float, the op runs on both and the results are narrowed on the store, as ATen's own
-// reduced-precision loops do (no pass through a float buffer).
-template <bool kAvx512Bf16, typename scalar_t, size_t M, typename Op, size_t... I>
-UACCEL_OP_INLINED_INTO_LOOP void map_contiguous_reduced(
-    const std::array<scalar_t*, M>& out,
-    const std::array<const scalar_t*, sizeof...(I)>& in,
-    int64_t n,
-    const Op& op,
-    std::index_sequence<I...>) {
-  using Vec = at::vec::Vectorized<scalar_t>;
-  // Locals, as in map_contiguous.
-  const Op local_op = op;
-  const std::array<const scalar_t*, sizeof...(I)> from = in;
-  const std::array<scalar_t*, M> to = out;
-  int64_t i = 0;
-  for (; i + Vec::size() <= n; i += Vec::size()) {
-    (__builtin_prefetch(from[I] + i + kPrefetchBytes / sizeof(scalar_t)), ...);
-    const std::array wide{widen<scalar_t>(Vec::loadu(from[I] + i))...};
-    const auto first = local_op.vec(std::get<0>(wide[I])...);
-    const auto second = local_op.vec(std::get<1>(wide[I])...);
-    for (size_t k = 0; k < M; ++k) {
-      narrow<scalar_t, kAvx512Bf16>(output_part(first, k), output_part(second, k)).store(to[k] + i);
-    }
-  }
-  for (; i < n; ++i) {
-    store<M>(op(static_cast<at::opmath_type<scalar_t>>(in[I][i])...), out, i);
-  }
-}
-
 // A formula's tabulated input (uaccel/pointwise.h's Formula), where it is a 16-bit type: the K functions
 // of it as tables over all 65536 bit patterns, one after another, as the float kernel computes them from
 // the patterns in order. Built by the first caller; threads racing to it each build one and the first
@@ -279,6 +249,9 @@ auto combine_argument(at::vec::Vectorized<float> x, Indices bits, const float* t
     return x;
   }
 }
+
+#endif
+
 template <size_t J, typename Op, typename scalar_t>
 auto combine_argument(scalar_t x, const float* tables) {
   if constexpr (J == Op::kTabulatedInput) {
@@ -292,16 +265,35 @@ auto combine_argument(scalar_t x, const float* tables) {
   }
 }
 
-// map_contiguous_reduced for a tabulated formula: gathers cost less than the activations' polynomials.
+// Where the tables pay: bfloat16's 128 values a binade keep a tensor's lookups in L1; float16's 1024
+// spill them to L2, where AVX-512's gathered backward is slower than its computed one.
+template <typename Op, typename scalar_t>
+inline constexpr bool kLooksUp =
+#if defined(CPU_CAPABILITY_AVX512)
+    Tabulated<Op> && std::is_same_v<scalar_t, at::BFloat16>;
+#elif defined(CPU_CAPABILITY_AVX2)
+    Tabulated<Op>;
+#else
+    false;
+#endif
+
+// Contiguous core for half types: each vector of scalar_t is widened in registers into two vectors
+// of float, the op runs on both (or combines what it looks up, where kLooksUp) and the results are
+// narrowed on the store, as ATen's own reduced-precision loops do (no pass through a float buffer).
 template <bool kAvx512Bf16, typename scalar_t, size_t M, typename Op, size_t... I>
-UACCEL_OP_INLINED_INTO_LOOP void map_contiguous_tabulated(
+UACCEL_OP_INLINED_INTO_LOOP void map_contiguous_reduced(
     const std::array<scalar_t*, M>& out,
     const std::array<const scalar_t*, sizeof...(I)>& in,
     int64_t n,
     const Op& op,
     std::index_sequence<I...>) {
   using Vec = at::vec::Vectorized<scalar_t>;
-  const float* tables = tables_of<scalar_t>(op);
+  constexpr bool kLookUp = kLooksUp<Op, scalar_t>;
+  const float* tables = nullptr;
+  if constexpr (kLookUp) {
+    tables = tables_of<scalar_t>(op);
+  }
+  // Locals, as in map_contiguous.
   const Op local_op = op;
   const std::array<const scalar_t*, sizeof...(I)> from = in;
   const std::array<scalar_t*, M> to = out;
@@ -310,40 +302,28 @@ UACCEL_OP_INLINED_INTO_LOOP void map_contiguous_tabulated(
     (__builtin_prefetch(from[I] + i + kPrefetchBytes / sizeof(scalar_t)), ...);
     const std::array loaded{Vec::loadu(from[I] + i)...};
     const std::array wide{widen<scalar_t>(loaded[I])...};
-    const auto [first_bits, second_bits] = widen_bits<scalar_t>(loaded[Op::kTabulatedInput]);
-    const auto first = local_op.combine(combine_argument<I, Op>(std::get<0>(wide[I]), first_bits, tables)...);
-    const auto second = local_op.combine(combine_argument<I, Op>(std::get<1>(wide[I]), second_bits, tables)...);
+    const auto half = [&]<size_t H>() {  // the op on the first (H = 0) or second float vector
+#if defined(CPU_CAPABILITY_AVX512) || defined(CPU_CAPABILITY_AVX2)
+      if constexpr (kLookUp) {
+        const Indices bits = std::get<H>(widen_bits<scalar_t>(loaded[Op::kTabulatedInput]));
+        return local_op.combine(combine_argument<I, Op>(std::get<H>(wide[I]), bits, tables)...);
+      }
+#endif
+      return local_op.vec(std::get<H>(wide[I])...);
+    };
+    const auto first = half.template operator()<0>();
+    const auto second = half.template operator()<1>();
     for (size_t k = 0; k < M; ++k) {
       narrow<scalar_t, kAvx512Bf16>(output_part(first, k), output_part(second, k)).store(to[k] + i);
     }
   }
   for (; i < n; ++i) {
-    store<M>(local_op.combine(combine_argument<I, Op>(from[I][i], tables)...), to, i);
+    if constexpr (kLookUp) {
+      store<M>(local_op.combine(combine_argument<I, Op>(from[I][i], tables)...), to, i);
+    } else {
+      store<M>(local_op(static_cast<at::opmath_type<scalar_t>>(from[I][i])...), to, i);
+    }
   }
-}
-#endif
-
-// Where the tables pay: bfloat16's 128 values a binade keep a tensor's lookups in L1; float16's 1024
-// spill them to L2, where AVX-512's computed path is as fast forward and faster backward.
-#if defined(CPU_CAPABILITY_AVX512)
-template <typename scalar_t>
-inline constexpr bool kLookedUp = std::is_same_v<scalar_t, at::BFloat16>;
-#elif defined(CPU_CAPABILITY_AVX2)
-template <typename scalar_t>
-inline constexpr bool kLookedUp = true;
-#endif
-
-// The half-type core: by table where the formula has one and it pays, else computed.
-template <bool kAvx512Bf16, typename scalar_t, size_t N, size_t M, typename Op>
-void map_contiguous_half(
-    const std::array<scalar_t*, M>& out, const std::array<const scalar_t*, N>& in, int64_t n, const Op& op) {
-#if defined(CPU_CAPABILITY_AVX512) || defined(CPU_CAPABILITY_AVX2)
-  if constexpr (Tabulated<Op> && kLookedUp<scalar_t>) {
-    map_contiguous_tabulated<kAvx512Bf16>(out, in, n, op, std::make_index_sequence<N>{});
-    return;
-  }
-#endif
-  map_contiguous_reduced<kAvx512Bf16>(out, in, n, op, std::make_index_sequence<N>{});
 }
 
 // Contiguous core for any storage type, with one math path (in the math type) for every dtype.
@@ -354,12 +334,12 @@ void map_contiguous(
 #if defined(CPU_CAPABILITY_AVX512)
     if constexpr (std::is_same_v<scalar_t, at::BFloat16>) {
       if (has_avx512_bf16()) {
-        map_contiguous_half<true>(out, in, n, op);
+        map_contiguous_reduced<true>(out, in, n, op, std::make_index_sequence<N>{});
         return;
       }
     }
 #endif
-    map_contiguous_half<false>(out, in, n, op);
+    map_contiguous_reduced<false>(out, in, n, op, std::make_index_sequence<N>{});
   } else {
     map_contiguous(out, in, n, op, std::make_index_sequence<N>{});
   }
