@@ -50,9 +50,9 @@ def test_backward_exp_within_2_ulp_where_normal(dtype):
 
 def _with_a_tail_lane_per_vector(x: torch.Tensor, tail_value: float) -> torch.Tensor:
     """x with one lane in every 8 (AVX2's vector of floats; AVX-512's holds 16, aligned) replaced by
-    tail_value: each vector then leaves its activation's table (csrc/include/uaccel/math/activation_math.h:
-    GELU's (both forms) below kGeluByTableFrom = -4.5 on AVX-512, SiLU's beyond |x| = kSiluByTableTo, 7.75 on AVX-512
-    and 7 on AVX2) for the path out of line."""
+    tail_value: each vector then leaves its activation's fast path (csrc/include/uaccel/math/activation_math.h:
+    GELU's tables (both forms) below kGeluByTableFrom = -4.5 on AVX-512; SiLU's table beyond |x| = kSiluByTableTo,
+    7.75, on AVX-512 and its division below kSiluByDivisionFrom, -16.25, on AVX2) for the path out of line."""
     mixed = x.clone()
     mixed[::8] = tail_value
     return mixed
@@ -69,22 +69,25 @@ def test_float32_silu_within_2_ulp_where_normal(path):
     normal, on every step-th bit pattern of [-104, 104] (both signs, every binade down to subnormals),
     through the vector loop and its scalar tail alike; below x = -87.3, where exp(x) leaves the normal
     floats, the result may be flushed to 0 (|silu(x)| < 1.1e-36 there), as F.silu's kernel does.
-    Sorted, AVX-512 and AVX2 take x sigmoid(x) from a table of polynomials for every vector within its
-    reach, |x| <= 7.75 and 7 (the first vectors hold each edge on both sides); with a lane of every
-    vector beyond, the whole sweep takes the quotient x / (1 + exp(-x)); strided, the scalar loop's
+    Sorted, AVX-512 takes x sigmoid(x) from a table of polynomials for every vector within its reach,
+    |x| <= 7.75, and AVX2 x / (1 + exp(-x)) by one division for every vector within [-16.25, 88] (the
+    first vectors hold each end, and the floats just inside and outside it); with a lane of every
+    vector below -16.25, the whole sweep takes the compensated quotient; strided, the scalar loop's
     quotient (CUDA's math)."""
     largest = torch.tensor(104.0).view(torch.int32).item()
     patterns = torch.arange(0, largest, 1021, dtype=torch.int32)
     positive = patterns.view(torch.float32)
     edges = []
-    for reach in (7.75, 7.0):  # each table's edge, and the floats just inside and outside it
-        at = torch.tensor(reach)
-        edge = torch.stack([at, torch.nextafter(at, torch.tensor(0.0)), torch.nextafter(at, torch.tensor(99.0))])
-        vector = torch.cat([edge, -edge, edge, -edge, edge, -edge[:1]])  # one vector of 16 (two of 8)
-        edges += [vector.clamp(-reach, reach), vector]
+    for low, high in ((-7.75, 7.75), (-16.25, 88.0)):
+        ends = [torch.tensor(low), torch.tensor(high)]
+        ends = torch.stack(
+            [e for end in ends for e in (end, torch.nextafter(end, 0 * end), torch.nextafter(end, 2 * end))]
+        )
+        vector = torch.cat([ends, ends, ends[:4]])  # one vector of 16 (two of 8)
+        edges += [vector.clamp(low, high), vector]
     x = torch.cat([*edges, positive, -positive])
     if path == "quotient":
-        x = _with_a_tail_lane_per_vector(x, 20.0)
+        x = _with_a_tail_lane_per_vector(x, -20.0)
     if path == "strided":
         x = _strided(x)
     ours, reference = torch.ops.uaccel.silu(x), torch.nn.functional.silu(x.double())

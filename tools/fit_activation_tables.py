@@ -11,7 +11,7 @@ polynomials in d = a - k w (|d| <= w/2), one permutation a coefficient (vec_math
         0.044715 a^3): sigmoid(-v(a)) split and a sigmoid(-v(a)), both w = 3/16, degree 6; and sigmoid(-a)
         split, for SiLU's derivative, w = 1/4, degree 5;
     for AVX2, whose permutation indexes 8 floats, each in 8 intervals at degree 7: the four GELU tables
-        of w = 1/2 (to a = 3.5), and sigmoid(-a) and a sigmoid(-a) of w = 1 (to 7).
+        of w = 1/2 (to a = 3.5), and sigmoid(-a) of w = 1 (to 7). (AVX2's SiLU divides instead.)
 The two GELU tables of an instruction set share w, so the backward finds a's interval once for both.
 k w has few significant bits, so d = a - k w is exact in float (Sterbenz).
 
@@ -157,15 +157,6 @@ TABLES = [
         width=1,
         degree=7,
         split_constant=True,
-        intervals=8,
-    ),
-    Table(
-        "SiluTableAvx2",
-        "a sigmoid(-a), SiLU's negative side, for AVX2",
-        lambda a: a / (1 + math.exp(a)),
-        width=1,
-        degree=7,
-        split_constant=False,
         intervals=8,
     ),
 ]

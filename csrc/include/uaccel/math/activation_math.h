@@ -244,21 +244,18 @@ inline constexpr float kReach = (Table::kIntervals - 1) * Table::kWidth;
 
 // The tables of this instruction set (AVX-512's elsewhere, where none is looked up).
 #if defined(CPU_CAPABILITY_AVX2)
-using SiluTableHere = SiluTableAvx2;
 using SigmoidTableHere = SigmoidTableAvx2;
 using GeluTableHere = GeluTableAvx2;
 using GeluDerivativeTableHere = GeluDerivativeTableAvx2;
 using TanhCdfTableHere = TanhCdfTableAvx2;
 using GeluTanhTableHere = GeluTanhTableAvx2;
 #else
-using SiluTableHere = SiluTable;
 using SigmoidTableHere = SigmoidTable;
 using GeluTableHere = GeluTable;
 using GeluDerivativeTableHere = GeluDerivativeTable;
 using TanhCdfTableHere = TanhCdfTable;
 using GeluTanhTableHere = GeluTanhTable;
 #endif
-inline constexpr float kSiluByTableTo = kReach<SiluTableHere>;
 
 // A distribution's lower tail F(-a) = hi + lo, a = |x| (or clamped where F(-a) no longer counts), from
 // Table: x F(x) = max(x, 0) - a (hi + lo), as the forwards by table, and F(x) = hi + lo or 1 - (hi + lo),
@@ -274,29 +271,45 @@ UACCEL_ACTIVATION V cdf_by_table(V x, V a, V& tail, V& x_times_cdf) {
 }
 #endif
 
-// SiLU for float vectors by table, where kByAnyTable and every |x| is at most kSiluByTableTo: t = a
-// sigmoid(-a) for a = |x| from the table (the product by a is in the fit), then x sigmoid(x) = max(x, 0)
-// - t (-t where x < 0; a - t elsewhere, t <= a / 2: no cancellation), so the result is off by the fit's
-// error and the polynomial's last two roundings. Beyond (and for NaN), the quotient, out of line.
-#if defined(CPU_CAPABILITY_AVX512) || defined(CPU_CAPABILITY_AVX2)
+// SiLU for AVX-512's float vectors by table, where every |x| is at most kSiluByTableTo: t = a sigmoid(-a)
+// for a = |x| from the table (the product by a is in the fit), then x sigmoid(x) = max(x, 0) - t (-t where
+// x < 0; a - t elsewhere, t <= a / 2: no cancellation), so the result is off by the fit's error and the
+// polynomial's last two roundings. Beyond (and for NaN), silu_as_quotient, out of line.
+#if defined(CPU_CAPABILITY_AVX512)
+inline constexpr float kSiluByTableTo = kReach<SiluTable>;
 template <typename V>
 UACCEL_ACTIVATION V silu_by_table(V x) {
-  return positive_part(x) - polynomial_by_table<SiluTableHere>(x.abs());
+  return positive_part(x) - polynomial_by_table<SiluTable>(x.abs());
+}
+#endif
+
+// SiLU as x / (1 + e), e = exp(-x), on AVX2's float vectors where every x is within [kSiluByDivisionFrom,
+// kSiluByDivisionTo]: the sum rounded once (one_plus_exp: 2^n + 1 is exact there, 2^n normal or 0), then
+// one division, so the result is off by e's error and two roundings (1.71 ulp over every float of the
+// range). A table would take a VPERMPS a coefficient on the one port that shuffles, where this keeps the
+// two that multiply busy, the division beside them. Beyond (and for NaN, +-inf), the compensated
+// quotient, out of line.
+#if defined(CPU_CAPABILITY_AVX2)
+inline constexpr float kSiluByDivisionFrom = -16.25f, kSiluByDivisionTo = 88.0f;
+template <typename V>
+UACCEL_ACTIVATION V silu_by_division(V x) {
+  return x / one_plus_exp(neg(x));
 }
 #endif
 
 // SiLU, x * sigmoid(x), to 2 ulp (exp's error and one rounding: 1.69 ulp measured in float32; as a
-// quotient, 1.78; by table, 1.72 on AVX-512 and 1.37 on AVX2).
+// quotient, 1.78; by table on AVX-512, 1.72; by division on AVX2, 1.71).
 template <typename T, typename V>
 UACCEL_ACTIVATION V silu(V x) {
   const auto by_quotient = [](V x) { return times_sigmoid<T, false>(x, exp_nonpositive(neg_abs(x)), V(T(0))); };
   if constexpr (kByAnyTable<V>) {
 #if defined(CPU_CAPABILITY_AVX512)
-    const auto beyond = [](V x) { return silu_as_quotient(x); };
-#else
-    const auto beyond = by_quotient;
+    return C10_LIKELY(all_at_most(x.abs(), kSiluByTableTo)) ? silu_by_table(x)
+                                                            : off_table([](V x) { return silu_as_quotient(x); }, x);
+#elif defined(CPU_CAPABILITY_AVX2)
+    return C10_LIKELY(all_within(x, kSiluByDivisionFrom, kSiluByDivisionTo)) ? silu_by_division(x)
+                                                                             : off_table(by_quotient, x);
 #endif
-    return C10_LIKELY(all_at_most(x.abs(), kSiluByTableTo)) ? silu_by_table(x) : off_table(beyond, x);
   } else {
     return by_quotient(x);
   }

@@ -528,38 +528,4 @@ struct SigmoidTableAvx2 {
   };
 };
 
-// a sigmoid(-a), SiLU's negative side, for AVX2: degree 7, w = 1.0.
-struct SiluTableAvx2 {
-  static constexpr int kIntervals = 8;
-  static constexpr int kDegree = 7;
-  static constexpr float kWidth = 1.0f;
-  static constexpr bool kSplitConstant = false;
-  alignas(64) static constexpr float kCoefficients[8][8] = {
-      // constant
-      {0x0p+0f, 0x1.136562p-2f, 0x1.e84152p-3f, 0x1.236272p-3f, 0x1.26afa2p-4f, 0x1.1223ap-5f, 0x1.e62332p-7f,
-       0x1.a1f252p-8f},
-      // d^1
-      {0x1p-1f, 0x1.2842f8p-4f, -0x1.73da2ep-4f, -0x1.68dfd8p-4f, -0x1.af6db4p-5f, -0x1.b2f4p-6f, -0x1.93e99cp-7f,
-       -0x1.65dbfp-8f},
-      // d^2
-      {-0x1.000002p-2f, -0x1.35a002p-3f, -0x1.9a1a3ap-6f, 0x1.08c8d6p-6f, 0x1.0c90c2p-6f, 0x1.3f7aa4p-7f, 0x1.40e4dp-8f,
-       0x1.297fe2p-9f},
-      // d^3
-      {0x1.27e3aap-20f, 0x1.a461fp-5f, 0x1.bade2ep-6f, 0x1.04d398p-8f, -0x1.07ebfep-9f, -0x1.0b55a4p-9f,
-       -0x1.3b5334p-10f, -0x1.3b89ep-11f},
-      // d^4
-      {0x1.551be6p-6f, 0x1.8d171p-11f, -0x1.0d1988p-7f, -0x1.9d4e58p-9f, -0x1.9e423ap-12f, 0x1.93b0bep-13f,
-       0x1.8ed088p-13f, 0x1.d2d34ap-14f},
-      // d^5
-      {0x1.4b295ep-14f, -0x1.353452p-8f, 0x1.315a5p-11f, 0x1.dc2f34p-11f, 0x1.10b3aap-12f, 0x1.e79db6p-16f,
-       -0x1.f2a1cep-17f, -0x1.ddddd2p-17f},
-      // d^6
-      {-0x1.2f9ffep-9f, 0x1.83d348p-11f, 0x1.d36f6p-12f, -0x1.c683f8p-14f, -0x1.29564p-14f, -0x1.ce8f76p-17f,
-       -0x1.0d5bf2p-20f, 0x1.a134d6p-21f},
-      // d^7
-      {0x1.6af4fep-12f, 0x1.1f4dp-12f, -0x1.5fb23ap-13f, -0x1.31966p-16f, 0x1.8fdbfap-17f, 0x1.077754p-19f,
-       0x1.842076p-22f, 0x1.79d164p-23f},
-  };
-};
-
 } // namespace uaccel::math

@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstdint>
 #include <iterator>
+#include <limits>
 #include <type_traits>
 
 #include <uaccel/math/scalar_math.h>
@@ -149,6 +150,14 @@ template <typename T>
 at::vec::Vectorized<T> exp_in_range(at::vec::Vectorized<T> x) {
   using Vec = at::vec::Vectorized<T>;
   return detail::exp_parts<T, false>(x, [](Vec s, Vec r) { return at::vec::fmadd(s, r, s); });
+}
+
+// 1 + exp(x) rounded once (the sum folded into exp's last fma), for x from Traits::kExpVanishes, where
+// 2^n is 0, up to where 2^n + 1 is exact (float: n <= 23, x <= 16.25). NaN stays NaN.
+template <typename T>
+at::vec::Vectorized<T> one_plus_exp(at::vec::Vectorized<T> x) {
+  using Vec = at::vec::Vectorized<T>;
+  return detail::exp_parts<T, false>(x, [](Vec s, Vec r) { return at::vec::fmadd(s, r, s + Vec(T(1))); });
 }
 
 // exp(x) for x <= 0 (NaN stays NaN): scaled_exp_nonpositive's clamp, so 0 from x < -87.68 on (float;
@@ -291,6 +300,10 @@ template <typename T>
 at::vec::Vectorized<T> exp_in_range(at::vec::Vectorized<T> x) {
   return cpu::exp_in_range(x);
 }
+template <typename T>
+at::vec::Vectorized<T> one_plus_exp(at::vec::Vectorized<T> x) {
+  return cpu::one_plus_exp(x);
+}
 // f(x), called out of line: a rare path kept out of a loop that holds a table in registers.
 template <typename F>
 [[gnu::noinline, gnu::cold]] auto off_table(const F& f, at::vec::Vectorized<float> x) {
@@ -340,6 +353,16 @@ C10_ALWAYS_INLINE bool all_lanes(at::vec::Vectorized<float> x, float bound) {
 }
 C10_ALWAYS_INLINE bool all_at_most(at::vec::Vectorized<float> x, float bound) {
   return all_lanes<_CMP_LE_OQ>(x, bound);
+}
+// Whether every lane is within [low, high], none NaN: |x - middle| <= half, whose rounding admits at most
+// half an ulp of it beyond either end, compared as bits (a nonnegative float's order is its bits'): adding
+// 2^31 - 1 - bits(half) sets the sign bit exactly where the bits exceed half's, NaN's among them. The
+// integer addition runs on any vector port, a VCMPPS only on the two that multiply.
+C10_ALWAYS_INLINE bool all_within(at::vec::Vectorized<float> x, float low, float high) {
+  const __m256 distance = (x - at::vec::Vectorized<float>((low + high) / 2)).abs();
+  const int32_t beyond = std::numeric_limits<int32_t>::max() - c10::bit_cast<int32_t>((high - low) / 2);
+  return _mm256_movemask_ps(
+             _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(distance), _mm256_set1_epi32(beyond)))) == 0;
 }
 C10_ALWAYS_INLINE at::vec::Vectorized<float> positive_part(at::vec::Vectorized<float> x) {
   return _mm256_max_ps(_mm256_setzero_ps(), x);
