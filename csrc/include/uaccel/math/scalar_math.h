@@ -187,7 +187,8 @@ C10_HOST_DEVICE inline double reciprocal_float_in_double(double x) {
 // a coefficient out of 32 in one instruction.
 template <typename V>
 inline constexpr bool kByTable = false;
-// The same from short tables (the ...Avx2 ones, 8 intervals): on AVX2's float vectors, whose VPERMPS picks out of 8.
+// The same from short tables (the ...Avx2 ones, 8 intervals): on AVX2's float vectors, whose VPERMPS picks out of 8
+// (SiLU's forward divides there instead: activation_math.h's silu_by_division).
 template <typename V>
 inline constexpr bool kByShortTable = false;
 // Either: the activations' table paths (activation_math.h).
