@@ -87,8 +87,8 @@ $(VENV)/.built: $(VENV)/.deps $(SOURCES)
 
 # A binary wheel for $(TORCH) (CPU-only or CUDA build, as torch is), built from the same CMake tree,
 # then tagged by auditwheel with the manylinux tag its glibc symbols allow; torch's and CUDA's
-# libraries are loaded by `import torch`, never bundled.
-WHEEL_EXCLUDES := --exclude 'libtorch*.so' --exclude 'libc10*.so' --exclude 'libcudart.so.*'
+# libraries, and the OpenMP runtime torch bundles, are loaded by `import torch`, never bundled.
+WHEEL_EXCLUDES := --exclude 'libtorch*.so' --exclude 'libc10*.so' --exclude 'libcudart.so.*' --exclude 'libgomp.so.*'
 WHEEL_TAGGED := build/wheel-tagged
 wheel: $(VENV)/.deps
 	rm -rf build/wheel-raw $(WHEEL_TAGGED)

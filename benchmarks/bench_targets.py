@@ -1,13 +1,15 @@
-"""The CPU kernels against the machine's limits, in one process on 1 thread: ns and cycles per element
-(the clock measured here: a chain of dependent integer adds, one per cycle, compiled at run time),
-each beside its roof (torch.relu or torch.mul: the same bytes with trivial math), for the targets of
-the CPU-speed work: forward <= 2.75x relu; bfloat16 forward <= float32 forward; backward from the input
-<= 1.3x the forward; backward from the result <= 1.5x mul; 2^24 elements with the uaccel allocator
-<= 1.25x x.clone(); GELU >= 2x F.gelu (backward 1.5x), SiLU >= 2x F.silu, the gated ops >= 1.5x the
-unfused chains (also at 2^24, and a training step at 2^20, with the uaccel allocator: glibc's fresh pages
-would time page faults: with glibc, each training step's minor faults a call are printed where 100 or
-more). Medians of torch.utils.benchmark, each the best of `--repeat` runs (the spread between runs is
-printed). Per-call costs are benchmarks/bench_per_call.py's.
+"""The CPU kernels against the machine's limits, in one process, at 1 thread and at the machine's thread
+count (torch's default): ns and cycles per element (the clock measured here: a chain of dependent integer
+adds, one per cycle, compiled at run time), each beside its roof (torch.relu or torch.mul: the same bytes
+with trivial math), for the targets of the CPU-speed work: forward <= 2.75x relu; bfloat16 forward <=
+float32 forward; backward from the input <= 1.3x the forward; backward from the result <= 1.5x mul; 2^24
+elements with the uaccel allocator <= 1.25x x.clone(); GELU >= 2x F.gelu (backward 1.5x), SiLU >= 2x
+F.silu, the gated ops >= 1.5x the unfused chains (also at 2^24, and a training step at 2^20, with the
+uaccel allocator: glibc's fresh pages would time page faults: with glibc, each training step's minor
+faults a call are printed where 100 or more). Then, per op, the speed-up against ATen at the machine's
+thread count and the scaling from 1 thread to it (ours and ATen's), and at 1 thread the speed-up over
+input spreads x = sigma * N(0, 1), sigma 0.5 to 5. Medians of torch.utils.benchmark, each the best of
+`--repeat` runs (the spread between runs is printed). Per-call costs are benchmarks/bench_per_call.py's.
 
     python benchmarks/bench_targets.py [--repeat 3]
 """
@@ -27,7 +29,7 @@ from report import write_json
 
 import torch_uaccel
 from torch_uaccel import memory
-from torch_uaccel._testing.timing import best_of
+from torch_uaccel._testing.timing import best_of, using_threads
 
 CLOCK_SOURCE = r"""
 #include <stdint.h>
@@ -68,6 +70,26 @@ def unfused_gelu(gate, up, approximate="none"):
 
 
 gelu_mul_tanh = functools.partial(torch.ops.uaccel.gelu_mul.default, approximate="tanh")
+aten_elu_backward = torch.ops.aten.elu_backward.default
+# Ours and ATen's (or the unfused chain's) name for the same work, in targets()' timings.
+AGAINST_ATEN = {
+    "elu": "F.elu",
+    "elu_backward from input": "aten elu_backward from input",
+    "elu_backward from result": "aten elu_backward from result",
+    "silu": "F.silu",
+    "silu_backward": "aten silu_backward",
+    "gelu none": "F.gelu none",
+    "gelu tanh": "F.gelu tanh",
+    "gelu_backward none": "aten gelu_backward none",
+    "gelu_backward tanh": "aten gelu_backward tanh",
+    "silu_mul": "F.silu(gate) * up",
+    "gelu_mul": "F.gelu(gate) * up",
+    "gelu_mul tanh": "F.gelu(gate, tanh) * up",
+    "silu_mul fwd+bwd": "unfused silu fwd+bwd",
+    "gelu_mul fwd+bwd": "unfused gelu fwd+bwd",
+    "gelu_mul tanh fwd+bwd": "unfused gelu tanh fwd+bwd",
+}
+SIGMAS = (0.5, 1.0, 2.0, 3.0, 5.0)
 unfused_gelu_tanh = functools.partial(unfused_gelu, approximate="tanh")
 
 
@@ -93,24 +115,14 @@ def best_of_training(fn, gate, up, grad, repeat):
     return timing, (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / calls
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--json", help="write the timings here, stamped (report.py)")
-    args = parser.parse_args()
+def targets(hz: float, r: int) -> dict:
+    """The targets' timings at torch's thread count, printed, and returned by size and dtype."""
     results = {}
-    torch.set_num_threads(1)
-    hz = clock_hz()
-    info = torch_uaccel.build_info()
-    print(
-        f"torch {torch.__version__}, CPU kernels {info['cpu_kernels']}, clock {hz / 1e9:.2f} GHz (measured), 1 thread"
-    )
     elu, elu_backward = torch.ops.uaccel.elu.default, torch.ops.uaccel.elu_backward.default
     silu, silu_backward = torch.ops.uaccel.silu.default, torch.ops.uaccel.silu_backward.default
     gelu, gelu_backward = torch.ops.uaccel.gelu.default, torch.ops.uaccel.gelu_backward.default
     silu_mul, gelu_mul = torch.ops.uaccel.silu_mul.default, torch.ops.uaccel.gelu_mul.default
-    r = args.repeat
-    for log2 in (16, 20):
+    for log2 in (16, 20, 22):
         n = 2**log2
         forward = {}
         for dtype in (torch.float32, torch.bfloat16):
@@ -123,6 +135,8 @@ def main():
                 "F.elu": best_of(F.elu, x, 1.0, repeat=r),
                 "elu_backward from input": best_of(elu_backward, g, x, -0.5, False, repeat=r),
                 "elu_backward from result": best_of(elu_backward, g, y, 1.0, True, repeat=r),
+                "aten elu_backward from input": best_of(aten_elu_backward, g, x, -0.5, 1, 1, False, repeat=r),
+                "aten elu_backward from result": best_of(aten_elu_backward, g, y, 1.0, 1, 1, True, repeat=r),
                 "silu": best_of(silu, x, repeat=r),
                 "F.silu": best_of(F.silu, x, repeat=r),
                 "silu_backward": best_of(silu_backward, g, x, repeat=r),
@@ -242,6 +256,82 @@ def main():
                     op: {"ours_ns_per_element": ours[0] / 2**log2 * 1e9, "unfused_over_ours": theirs[0] / ours[0]}
                     for op, (ours, theirs) in pairs.items()
                 }
+    return results
+
+
+def print_scaling(single: dict, multi: dict, threads: int) -> dict:
+    """Per size, dtype and op: the speed-up against ATen at `threads`, and the scaling from 1 thread to
+    `threads` (time at 1 over time at `threads`) of ours and of ATen's."""
+    print(f"\n=== 1 -> {threads} threads: speed-up against ATen at {threads}; scaling, ours / ATen's")
+    scaling = {}
+    for case, ops in multi.items():
+        if "with the uaccel allocator" in case:
+            continue
+        print(f"  {case}:")
+        for ours, theirs in AGAINST_ATEN.items():
+            speedup = ops[theirs]["ns_per_element"] / ops[ours]["ns_per_element"]
+            own = single[case][ours]["ns_per_element"] / ops[ours]["ns_per_element"]
+            aten = single[case][theirs]["ns_per_element"] / ops[theirs]["ns_per_element"]
+            scaling[f"{case} {ours}"] = {"speedup": speedup, "scaling": own, "aten_scaling": aten}
+            print(f"    {ours:26s} {speedup:5.2f}x ATen   scaling {own:4.2f} / {aten:4.2f}")
+    return scaling
+
+
+def spread_sweep(r: int) -> dict:
+    """Speed-up against ATen (the gated ops: the unfused chain) at 2^16 elements of x = sigma * N(0, 1), at
+    torch's thread count: a vector with a lane past a fast path's reach takes a slower path."""
+    n = 2**16
+    cases = {
+        "silu": (torch.ops.uaccel.silu.default, F.silu),
+        "gelu none": (torch.ops.uaccel.gelu.default, F.gelu),
+        "gelu tanh": (
+            functools.partial(torch.ops.uaccel.gelu.default, approximate="tanh"),
+            functools.partial(F.gelu, approximate="tanh"),
+        ),
+        "silu_backward": (torch.ops.uaccel.silu_backward.default, torch.ops.aten.silu_backward.default),
+        "gelu_backward none": (torch.ops.uaccel.gelu_backward.default, torch.ops.aten.gelu_backward.default),
+        "silu_mul": (torch.ops.uaccel.silu_mul.default, unfused_silu),
+        "gelu_mul": (torch.ops.uaccel.gelu_mul.default, unfused_gelu),
+        "gelu_mul tanh": (gelu_mul_tanh, unfused_gelu_tanh),
+    }
+    sweep = {}
+    for dtype in (torch.float32, torch.bfloat16):
+        name = str(dtype).removeprefix("torch.")
+        print(f"\n=== input spread, {name} 2^16, speed-up against ATen, x = sigma * N(0, 1)")
+        print(f"  {'op':20s} " + " ".join(f"{'sigma ' + str(sigma):>10s}" for sigma in SIGMAS))
+        for op, (ours, theirs) in cases.items():
+            ratios = []
+            for sigma in SIGMAS:
+                x, other = (torch.randn(n) * sigma).to(dtype), torch.randn(n, dtype=dtype)
+                ratios.append(
+                    best_of(theirs, x, other, repeat=r)[0] / best_of(ours, x, other, repeat=r)[0]
+                    if "mul" in op or "backward" in op
+                    else best_of(theirs, x, repeat=r)[0] / best_of(ours, x, repeat=r)[0]
+                )
+            sweep[f"{name} {op}"] = dict(zip(map(str, SIGMAS), ratios, strict=True))
+            print(f"  {op:20s} " + " ".join(f"{ratio:>10.2f}" for ratio in ratios))
+    return sweep
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--json", help="write the timings here, stamped (report.py)")
+    args = parser.parse_args()
+    machine_threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    hz = clock_hz()
+    info = torch_uaccel.build_info()
+    print(f"torch {torch.__version__}, CPU kernels {info['cpu_kernels']}, clock {hz / 1e9:.2f} GHz (measured)")
+    results = {}
+    for count in sorted({1, machine_threads}):
+        print(f"\n=== {count} thread{'s' * (count > 1)}")
+        with using_threads(count):
+            results[f"{count} threads"] = targets(hz, args.repeat)
+    if machine_threads > 1:
+        results["scaling"] = print_scaling(results["1 threads"], results[f"{machine_threads} threads"], machine_threads)
+    with using_threads(1):
+        results["spread sweep"] = spread_sweep(args.repeat)
     if args.json:
         write_json(args.json, {"clock_hz": hz, "timings": results})
 

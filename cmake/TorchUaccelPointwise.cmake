@@ -6,7 +6,8 @@
 #   torch_uaccel_add_pointwise_library(<target> NAMESPACE <namespace> OPS <header>...)
 #       A shared library <target> (installed into CMAKE_INSTALL_LIBDIR) registering the ops of the
 #       headers, one op per header: <op>.h defines <namespace>::<op>::Op (CXX_NAMESPACE <ns> for another
-#       C++ namespace than <namespace>). Every CPU instruction-set path is compiled, and the CUDA kernels
+#       C++ namespace than <namespace>). Every CPU instruction-set path is compiled, parallel on torch's
+#       thread pool (torch_uaccel_use_torch_parallel: OpenMP where torch has it), and the CUDA kernels
 #       where torch is a CUDA build (TorchUaccelConfig.cmake enables CUDA then; UACCEL_CPU_ONLY=ON: not).
 #       Also generates <namespace>/pointwise_ops.h, the ops' C++ API (a function per schema), on the
 #       target's include path and installed into CMAKE_INSTALL_INCLUDEDIR.
@@ -82,8 +83,10 @@ using Ops = OpList<
     target_compile_definitions(${objects} PRIVATE CPU_CAPABILITY=${isa} CPU_CAPABILITY_${isa})
     target_compile_options(${objects} PRIVATE ${TORCH_UACCEL_ISA_FLAGS_${isa}})
     target_link_libraries(${objects} PRIVATE torch)
+    torch_uaccel_use_torch_parallel(${objects})
     target_sources(${target} PRIVATE $<TARGET_OBJECTS:${objects}>)
   endforeach()
+  torch_uaccel_use_torch_parallel(${target})
 
   if(TORCH_UACCEL_WITH_CUDA)
     target_sources(${target} PRIVATE ${source_dir}/library_cuda.cu)

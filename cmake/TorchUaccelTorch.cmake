@@ -1,6 +1,7 @@
 # torch, and the CUDA language where torch is a CUDA build (and UACCEL_CPU_ONLY is off): what this
 # project and, through TorchUaccelConfig.cmake, a project building ops on it compile against. Sets
-# TORCH_UACCEL_WITH_CUDA. Included at file scope (enable_language must be).
+# TORCH_UACCEL_WITH_CUDA and TORCH_UACCEL_PARALLEL, and defines torch_uaccel_use_torch_parallel().
+# Included at file scope (enable_language must be).
 #
 # Torch's CMake config turns TORCH_CUDA_ARCH_LIST into nvcc flags (and ignores
 # CMAKE_CUDA_ARCHITECTURES). The default, unless the cache or the environment sets it: A100,
@@ -27,3 +28,37 @@ if(TARGET torch_cuda AND NOT UACCEL_CPU_ONLY)
   set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
   set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
 endif()
+
+# at::parallel_for on torch's own thread pool. Where torch was built with OpenMP (the official wheels),
+# ATen's header runs the loop in an inline `#pragma omp parallel`: compiled without -fopenmp it runs on
+# the calling thread alone, whatever torch.set_num_threads says. So the C++ sources that call it are
+# compiled with -fopenmp and linked to the OpenMP runtime torch links: the copy in torch/lib where torch
+# bundles one (a second runtime would keep its own pool, deaf to torch.set_num_threads). torch's native
+# pool needs nothing: its parallel_for is compiled into libtorch.
+get_target_property(torch_uaccel_include_dirs torch INTERFACE_INCLUDE_DIRECTORIES)
+find_path(TORCH_UACCEL_ATEN_INCLUDE_DIR ATen/Config.h PATHS ${TORCH_INCLUDE_DIRS} ${torch_uaccel_include_dirs} NO_DEFAULT_PATH REQUIRED)
+file(STRINGS "${TORCH_UACCEL_ATEN_INCLUDE_DIR}/ATen/Config.h" torch_uaccel_openmp REGEX "define AT_PARALLEL_OPENMP 1")
+if(torch_uaccel_openmp)
+  set(TORCH_UACCEL_PARALLEL openmp)
+  file(GLOB TORCH_UACCEL_OPENMP_RUNTIME "${TORCH_UACCEL_ATEN_INCLUDE_DIR}/../lib/libgomp*.so*"
+    "${TORCH_UACCEL_ATEN_INCLUDE_DIR}/../lib/libiomp5.so")
+  if(TORCH_UACCEL_OPENMP_RUNTIME)
+    list(GET TORCH_UACCEL_OPENMP_RUNTIME 0 TORCH_UACCEL_OPENMP_RUNTIME)
+  else()  # a torch linked to the system's runtime: the compiler's is that one
+    find_package(OpenMP REQUIRED COMPONENTS CXX)
+    set(TORCH_UACCEL_OPENMP_RUNTIME OpenMP::OpenMP_CXX)
+  endif()
+else()
+  set(TORCH_UACCEL_PARALLEL native)
+endif()
+unset(torch_uaccel_openmp)
+unset(torch_uaccel_include_dirs)
+
+# The C++ sources of <target> (an object library's too, whose objects' target must call it as well,
+# for the link) run at::parallel_for on torch's pool.
+function(torch_uaccel_use_torch_parallel target)
+  if(TORCH_UACCEL_PARALLEL STREQUAL "openmp")
+    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-fopenmp>)
+    target_link_libraries(${target} PRIVATE ${TORCH_UACCEL_OPENMP_RUNTIME})
+  endif()
+endfunction()

@@ -1,6 +1,7 @@
 // Every schema of the `uaccel` library lives here but the pointwise ops', which their headers hold
 // (csrc/ops/<op>.h; the framework defines them, csrc/pointwise/library.cpp); capability folders only
 // register kernels.
+#include <ATen/Parallel.h>
 #include <torch/library.h>
 
 #include <string>
@@ -9,6 +10,7 @@
 
 #include <uaccel/detail/checks.h>
 #include <uaccel/detail/cpu_capability.h>
+#include <uaccel/detail/registration.h>
 #include <uaccel/pointwise.h>
 
 namespace {
@@ -29,6 +31,9 @@ std::string build_info() {
     info += std::string(uaccel::cpu::capability_name(level)) + " ";
   }
   info += "\n";
+  // The pool the CPU kernels run on, as compiled, beside torch's (they differ only in a broken build).
+  info += std::string("cpu_parallel=") + uaccel::pointwise::parallel_backend_stub() + "\n";
+  info += std::string("torch_parallel=") + (AT_PARALLEL_OPENMP ? "openmp" : "native") + "\n";
 #ifdef UACCEL_WITH_CUDA
   info += "cuda=1\ncuda_archs=" UACCEL_CUDA_ARCHS "\n";
 #else

@@ -11,7 +11,7 @@ import torch
 import torch_uaccel
 from torch_uaccel import memory
 from torch_uaccel._testing.op_table import FLOATING_DTYPES, OPS
-from torch_uaccel._testing.timing import NOISY_SPREAD, contention, time_row
+from torch_uaccel._testing.timing import NOISY_SPREAD, contention, time_row, using_threads
 
 
 def devices() -> list[str]:
@@ -96,32 +96,63 @@ def check_plumbing():
     yield "cpu   register_host: zero-copy views", same
 
 
+SIGMAS = (0.5, 1.0, 2.0, 3.0, 5.0)  # the spreads of the inputs the spread sweep times, x = sigma * N(0, 1)
+
+
 def print_benchmark(quick: bool) -> None:
-    seen = contention()
+    """Each benchmarked row at 1 thread and at torch's thread count (the machine's, unless told), the
+    scaling from one to the other of ours and of ATen's, then the speed-up against ATen over input spreads."""
+    machine_threads = torch.get_num_threads()
+    counts = sorted({1, machine_threads})
+    seen = contention(machine_threads)
     if seen:
-        torch.set_num_threads(1)
-        print(f"\nThe machine is contended ({seen}); timing with 1 thread instead.")
+        counts = [1]
+        print(f"\nThe machine is contended ({seen}); timing with 1 thread only.")
     print(
-        f"\nAgainst ATen and the roof, medians of torch.utils.benchmark, {torch.get_num_threads()} CPU thread(s) "
-        "(vs ATen > 1: uaccel faster; of roof: the roof op's time over ours, 1 at best; '~' marks a spread "
-        f"over {NOISY_SPREAD:.0%} of the median, not to be trusted):"
+        f"\nAgainst ATen and the roof, medians of torch.utils.benchmark at {' and '.join(map(str, counts))} CPU "
+        "thread(s), inputs N(0, 1) (vs ATen > 1: uaccel faster; of roof: the roof op's time over ours, 1 at best; "
+        "scaling: time at 1 thread over time at this count, ours / ATen's; '~' marks a spread over "
+        f"{NOISY_SPREAD:.0%} of the median, not to be trusted):"
     )
     print(
-        f"  {'op':26s} {'device':6s} {'dtype':9s} {'elements':>10s} {'uaccel µs':>11s} {'ATen µs':>10s} "
-        f"{'vs ATen':>8s} {'of roof':>8s} {'GB/s':>8s}"
+        f"  {'op':26s} {'device':6s} {'dtype':9s} {'elements':>10s} {'threads':>7s} {'uaccel µs':>11s} "
+        f"{'ATen µs':>10s} {'vs ATen':>8s} {'of roof':>8s} {'GB/s':>8s} {'scaling':>13s}"
     )
-    sizes = (2**16, 2**20) if quick else (2**16, 2**20, 2**24)
-    for row in (row for row in OPS if row.benchmark):
+    sizes = (2**16, 2**20) if quick else (2**16, 2**20, 2**22)
+    min_run_time = 0.05 if quick else 0.2
+    rows = [row for row in OPS if row.benchmark]
+    for row in rows:
         for device in devices():
             for dtype in (torch.float32, torch.bfloat16):
                 for numel in sizes:
-                    r, _ = time_row(row, device, dtype, numel, min_run_time=0.05 if quick else 0.2)
-                    noisy = " ~" if r["spread"] > NOISY_SPREAD else ""
-                    print(
-                        f"  {row.name:26s} {device:6s} {r['dtype']:9s} {numel:>10d} {r['uaccel_us']:>11.1f} "
-                        f"{r['aten_us']:>10.1f} {r['vs_aten']:>8.2f} {r['vs_roof']:>8.2f} "
-                        f"{r['uaccel_GBps']:>8.1f}{noisy}"
-                    )
+                    single = None
+                    for count in counts if device == "cpu" else [machine_threads]:
+                        with using_threads(count):
+                            r, _ = time_row(row, device, dtype, numel, min_run_time=min_run_time)
+                        single = single or r
+                        scaling = (
+                            f"{single['uaccel_us'] / r['uaccel_us']:.2f} / {single['aten_us'] / r['aten_us']:.2f}"
+                            if count > 1
+                            else ""
+                        )
+                        noisy = " ~" if r["spread"] > NOISY_SPREAD else ""
+                        print(
+                            f"  {row.name:26s} {device:6s} {r['dtype']:9s} {numel:>10d} {count:>7d} "
+                            f"{r['uaccel_us']:>11.1f} {r['aten_us']:>10.1f} {r['vs_aten']:>8.2f} {r['vs_roof']:>8.2f} "
+                            f"{r['uaccel_GBps']:>8.1f} {scaling:>13s}{noisy}"
+                        )
+    print(
+        "\nInput spread, 1 thread, float32, 2^16 elements: uaccel's speed-up against ATen for x = sigma * N(0, 1) "
+        "(a row's vector with lanes past a fast path's reach takes a slower one):"
+    )
+    print(f"  {'op':26s} " + " ".join(f"{'sigma ' + str(sigma):>10s}" for sigma in SIGMAS))
+    with using_threads(1):
+        for row in rows:
+            ratios = [
+                time_row(row, "cpu", torch.float32, 2**16, min_run_time=min_run_time, sigma=sigma)[0]["vs_aten"]
+                for sigma in SIGMAS
+            ]
+            print(f"  {row.name:26s} " + " ".join(f"{ratio:>10.2f}" for ratio in ratios))
 
 
 def main(argv=None) -> int:

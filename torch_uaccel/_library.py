@@ -7,6 +7,7 @@ Python) keeps its copy: loading a second one would register the `uaccel` library
 """
 
 import pathlib
+import warnings
 
 import torch
 
@@ -103,6 +104,21 @@ def check_torch(built: str, built_cuda: str | None, found: str, found_cuda: str 
         )
 
 
+def check_parallel(library: str, compiled: str) -> None:
+    """Warns where a library's CPU kernels were compiled for another thread pool than torch's: they then
+    run on the calling thread alone (torch's OpenMP loop compiled without OpenMP). A warning, not a
+    refusal: every result is still right, only slower where torch has more than one thread."""
+    info = dict(line.split("=", 1) for line in torch.ops.uaccel.build_info().splitlines() if line)
+    if compiled != info["torch_parallel"]:
+        warnings.warn(
+            f"torch_uaccel: {library}'s CPU kernels were compiled for the thread pool {compiled!r}, but torch runs "
+            f"{info['torch_parallel']!r}: they will run on one thread whatever torch.set_num_threads says. Rebuild "
+            f"it with a compiler that supports OpenMP (torch_uaccel's CMake function passes -fopenmp)",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+
+
 def load() -> None:
     if _already_registered():
         return
@@ -119,3 +135,4 @@ def load() -> None:
             f"torch_uaccel: could not load its native library {path} ({error}). It must be built against the "
             f"torch that is installed now ({torch.__version__}); rebuild with `pip install --no-build-isolation -e .`"
         ) from error
+    check_parallel("libuaccel", dict(zip(*torch.ops.uaccel._pointwise_facts(), strict=True))["cpu_parallel"])

@@ -103,6 +103,7 @@ def _module(namespace: str) -> types.ModuleType:
             f"torch_uaccel.library.load: library {namespace!r} was built against torch_uaccel "
             f"{_api_version(namespace)}, but torch_uaccel {_api_version('uaccel')} is installed: rebuild it"
         )
+    _library.check_parallel(f"library {namespace!r}", _checks.library_facts(namespace)["cpu_parallel"])
     ops = _library.pointwise_ops(namespace)
     _fake.register_pointwise(ops)
     _rules.register(ops)

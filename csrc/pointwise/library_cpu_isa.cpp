@@ -25,6 +25,18 @@ struct CpuLoop {
   }
 };
 
+// Each element the number of the thread of torch's pool that wrote it.
+struct ThreadId {
+  float operator()(float) const { return static_cast<float>(at::get_thread_num()); }
+  at::vec::Vectorized<float> vec(at::vec::Vectorized<float>) const {
+    return at::vec::Vectorized<float>(static_cast<float>(at::get_thread_num()));
+  }
+};
+
+void thread_ids(float* out, int64_t n) {
+  cpu::elementwise_dense<float, 1, 1>({out}, {out}, n, ThreadId{});
+}
+
 template <typename Op>
 void register_kernels() {
   forward_stub<Op>.set(cpu::Capability::CPU_CAPABILITY, &Kernels<Op, CpuLoop>::forward);
@@ -34,6 +46,8 @@ void register_kernels() {
 }
 
 const bool registered = [] {
+  parallel_backend_stub.set(cpu::Capability::CPU_CAPABILITY, [] { return cpu::kParallelBackend; });
+  thread_ids_stub.set(cpu::Capability::CPU_CAPABILITY, &thread_ids);
   for_each_op(library::Ops{}, []<typename Op>() {
     if constexpr (kValidOp<Op>) {
       register_kernels<Op>();

@@ -54,6 +54,20 @@ def spread(measurement) -> float:
     return measurement.iqr / measurement.median if measurement.median > 0 else 0.0
 
 
+class using_threads:
+    """A context in which torch runs on `count` threads (restored after)."""
+
+    def __init__(self, count: int):
+        self.count = count
+
+    def __enter__(self):
+        self.previous = torch.get_num_threads()
+        torch.set_num_threads(self.count)
+
+    def __exit__(self, *exc):
+        torch.set_num_threads(self.previous)
+
+
 def contention(threads: int | None = None) -> str | None:
     """None when `threads` OpenMP threads get the cores they ask for; else what was seen. When another
     process holds a core, multi-threaded timings collapse to the scheduler's quantum (several ms for
@@ -62,14 +76,10 @@ def contention(threads: int | None = None) -> str | None:
     if threads <= 1:
         return None
     x = torch.randn(2**21)
-    previous = torch.get_num_threads()
-    try:
-        torch.set_num_threads(1)
+    with using_threads(1):
         single, _ = median_seconds(torch.relu, x, min_run_time=0.05)
-        torch.set_num_threads(threads)
+    with using_threads(threads):
         multi, _ = median_seconds(torch.relu, x, min_run_time=0.05)
-    finally:
-        torch.set_num_threads(previous)
     if multi <= 0.8 * single:
         return None
     return (
@@ -79,15 +89,31 @@ def contention(threads: int | None = None) -> str | None:
 
 
 def time_row(
-    row, device: str, dtype: torch.dtype, numel: int, *, min_run_time: float = 0.2, compiled=None, label: str = ""
+    row,
+    device: str,
+    dtype: torch.dtype,
+    numel: int,
+    *,
+    min_run_time: float = 0.2,
+    compiled=None,
+    label: str = "",
+    sigma: float = 1.0,
 ) -> tuple[dict, list]:
-    """One op-table row on `numel` elements, in the same process and on the same inputs: ours, ATen's
-    reference, its roof (the same bytes with trivial math: how fast this could be) and, if given, the
-    reference under torch.compile. Medians, their worst spread, ratios (> 1: uaccel faster; of the roof,
-    1 at best), GB/s; and the Measurements for torch.utils.benchmark.Compare."""
-    inputs = row.plain_inputs(torch.randn(numel, device=device, dtype=dtype))
+    """One op-table row on `numel` elements of sigma * N(0, 1), in the same process and on the same
+    inputs: ours, ATen's reference, its roof (the same bytes with trivial math: how fast this could be)
+    and, if given, the reference under torch.compile, at torch's thread count. Medians, their worst
+    spread, ratios (> 1: uaccel faster; of the roof, 1 at best), GB/s; and the Measurements for
+    torch.utils.benchmark.Compare."""
+    inputs = row.plain_inputs((torch.randn(numel, dtype=torch.float32) * sigma).to(device, dtype))
     competitors = {"uaccel": row.op, "aten": row.reference, "roof": row.roof, "compiled": compiled}
-    result = {"op": row.name, "device": device, "dtype": str(dtype).removeprefix("torch."), "numel": numel}
+    result = {
+        "op": row.name,
+        "device": device,
+        "dtype": str(dtype).removeprefix("torch."),
+        "numel": numel,
+        "threads": torch.get_num_threads(),
+        "sigma": sigma,
+    }
     measurements = []
     for name, fn in competitors.items():
         if fn is None:

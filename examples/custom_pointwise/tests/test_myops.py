@@ -137,6 +137,20 @@ def test_jagged_nested_tensors():
             torch.testing.assert_close(got, reference(part))
 
 
+def test_the_kernels_run_on_as_many_threads_as_torch():
+    """Which of torch's threads wrote each element, by the loop the kernels run: the library was compiled
+    for torch's pool (OpenMP in the official wheels), so two threads split a large tensor, as ATen's do."""
+    previous = torch.get_num_threads()
+    try:
+        for count in (1, 2):
+            torch.set_num_threads(count)
+            ids = torch.ops.myops._cpu_thread_ids(1 << 17)
+            assert ids.unique().tolist() == [float(k) for k in range(count)]
+    finally:
+        torch.set_num_threads(previous)
+    assert dict(zip(*torch.ops.myops._pointwise_facts(), strict=True))["cpu_parallel"] != "none"
+
+
 def test_bad_input_names_the_op():
     with pytest.raises(RuntimeError, match=r"myops\.mish: expected self to be a floating-point tensor.*torch\.int64"):
         myops.mish(torch.arange(3))

@@ -30,6 +30,19 @@
 
 namespace uaccel::cpu {
 inline namespace CPU_CAPABILITY {
+
+// The pool these loops' at::parallel_for runs on, as compiled: torch's OpenMP or native one, or "none"
+// where torch uses OpenMP but this unit was compiled without it (-fopenmp: torch_uaccel_use_torch_parallel),
+// whose loops then run on the calling thread alone.
+inline constexpr const char* kParallelBackend =
+#if defined(_OPENMP)
+    "openmp";
+#elif AT_PARALLEL_NATIVE
+    "native";
+#else
+    "none";
+#endif
+
 namespace detail {
 
 // How far ahead of each input the contiguous loops prefetch: a strided view's rows (silu_and_mul's halves
@@ -371,13 +384,22 @@ void specialized(const Op& op, const Loop& loop) {
 
 } // namespace detail
 
+// Where the chunks of a parallel loop start: at a multiple of kChunkAlignment elements from the start of
+// a contiguous run, so that every element falls in the vector it falls in on one thread, and its result
+// is the same bits at any thread count (a vector's lanes take one path: one lane past a table's reach
+// sends the whole vector out of line; and a run's tail is computed by the scalar math). A multiple of
+// every vector's length (32 bfloat16 on AVX-512).
+inline constexpr int64_t kChunkAlignment = 64;
+
 // Runs `op` over n elements laid out alike in memory (dense tensors with one layout), in parallel over
 // ATen's grain size: no TensorIterator to build, which is most of a small tensor's cost.
 template <typename scalar_t, size_t N, size_t M, typename Op>
 void elementwise_dense(
     const std::array<scalar_t*, M>& out, const std::array<const scalar_t*, N>& in, int64_t n, const Op& any_op) {
+  constexpr int64_t kAlign = kChunkAlignment;
   detail::specialized(any_op, [&](const auto& op) {
-    at::parallel_for(0, n, at::internal::GRAIN_SIZE, [&](int64_t begin, int64_t end) {
+    at::parallel_for(0, at::divup(n, kAlign), at::internal::GRAIN_SIZE / kAlign, [&](int64_t first, int64_t last) {
+      const int64_t begin = first * kAlign, end = std::min(n, last * kAlign);
       std::array<const scalar_t*, N> from;
       std::array<scalar_t*, M> to;
       for (size_t k = 0; k < N; ++k) {
@@ -396,35 +418,42 @@ template <typename scalar_t, size_t N, size_t M, typename Op>
 void elementwise(at::TensorIteratorBase& iter, const Op& any_op) {
   TORCH_INTERNAL_ASSERT(iter.ninputs() == static_cast<int>(N) && iter.noutputs() == static_cast<int>(M));
   constexpr int kTensors = N + M;
+  // A chunk's boundary moved back to a multiple of kChunkAlignment from the start of its row (the
+  // iterator's first dimension, whose elements are adjacent in its linear order).
+  const int64_t numel = iter.numel(), row = iter.ndim() == 0 ? 1 : iter.shape()[0];
+  const auto aligned = [&](int64_t i) { return i >= numel ? numel : i - i % row % kChunkAlignment; };
   detail::specialized(any_op, [&](const auto& op) {
-    iter.for_each(
-        [&](char** data, const int64_t* strides, int64_t size0, int64_t size1) {
-          const int64_t* outer_strides = strides + kTensors;
-          const bool contiguous = std::all_of(strides, strides + kTensors, [](int64_t s) {
-            return s == static_cast<int64_t>(sizeof(scalar_t));
-          });
-          std::array<char*, kTensors> ptrs;
-          std::copy(data, data + kTensors, ptrs.begin());
-          for (int64_t outer = 0; outer < size1; ++outer) {
-            if (contiguous) {
-              std::array<scalar_t*, M> to;
-              std::array<const scalar_t*, N> from;
-              for (size_t k = 0; k < M; ++k) {
-                to[k] = reinterpret_cast<scalar_t*>(ptrs[k]);
-              }
-              for (size_t k = 0; k < N; ++k) {
-                from[k] = reinterpret_cast<const scalar_t*>(ptrs[M + k]);
-              }
-              detail::map_contiguous(to, from, size0, op);
-            } else {
-              detail::map_strided<scalar_t, M>(ptrs.data(), strides, size0, op, std::make_index_sequence<N>{});
-            }
-            for (int k = 0; k < kTensors; ++k) {
-              ptrs[k] += outer_strides[k];
-            }
+    const auto loop = [&](char** data, const int64_t* strides, int64_t size0, int64_t size1) {
+      const int64_t* outer_strides = strides + kTensors;
+      const bool contiguous = std::all_of(strides, strides + kTensors, [](int64_t s) {
+        return s == static_cast<int64_t>(sizeof(scalar_t));
+      });
+      std::array<char*, kTensors> ptrs;
+      std::copy(data, data + kTensors, ptrs.begin());
+      for (int64_t outer = 0; outer < size1; ++outer) {
+        if (contiguous) {
+          std::array<scalar_t*, M> to;
+          std::array<const scalar_t*, N> from;
+          for (size_t k = 0; k < M; ++k) {
+            to[k] = reinterpret_cast<scalar_t*>(ptrs[k]);
           }
-        },
-        at::internal::GRAIN_SIZE);
+          for (size_t k = 0; k < N; ++k) {
+            from[k] = reinterpret_cast<const scalar_t*>(ptrs[M + k]);
+          }
+          detail::map_contiguous(to, from, size0, op);
+        } else {
+          detail::map_strided<scalar_t, M>(ptrs.data(), strides, size0, op, std::make_index_sequence<N>{});
+        }
+        for (int k = 0; k < kTensors; ++k) {
+          ptrs[k] += outer_strides[k];
+        }
+      }
+    };
+    at::parallel_for(0, numel, at::internal::GRAIN_SIZE, [&](int64_t begin, int64_t end) {
+      if (aligned(begin) < aligned(end)) {
+        iter.serial_for_each(loop, {aligned(begin), aligned(end)});
+      }
+    });
   });
 }
 

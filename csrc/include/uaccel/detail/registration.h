@@ -17,6 +17,12 @@ void for_each_op(OpList<Op...>, const Fn& fn) {
   (fn.template operator()<Op>(), ...);
 }
 
+// The library's CPU loops as compiled (library_cpu_isa.cpp): the pool their parallel_for runs on
+// (cpu::kParallelBackend), and, for tests, out[i] = the number of torch's thread that wrote element i
+// of n, by the loop the kernels run.
+inline cpu::CpuDispatch<const char* (*)()> parallel_backend_stub;
+inline cpu::CpuDispatch<void (*)(float* out, int64_t n)> thread_ids_stub;
+
 namespace registration {
 
 // A `run` that takes any functor: what an op's forward and backward are called with to check them.
