@@ -5,7 +5,7 @@ each forward op's training step (forward and backward through autograd, as each 
 Medians of torch.utils.benchmark's blocked_autorange. Writes JSON rows, a PNG plot (GB/s with the
 roof's, and ratio against ATen, by size) and, with --update-readme, the README's benchmark table.
 
-    python benchmarks/bench_ops.py                    # CPU, sizes 2^10..2^24, 1 and 2 threads
+    python benchmarks/bench_ops.py                    # CPU, sizes 2^10..2^24, 1 thread and the machine's count
     python benchmarks/bench_ops.py --device cuda      # GPU, sizes 2^16..2^30
 """
 
@@ -229,9 +229,10 @@ def main(argv=None):
     sizes = [2**k for k in range(10 if args.device == "cpu" else 16, max_log2 + 1, 2)]
     if args.log2_sizes:
         sizes = [2 ** int(k) for k in args.log2_sizes.split(",")]
-    threads = [1, 2] if args.device == "cpu" else [torch.get_num_threads()]
-    contended = contention(2) if args.device == "cpu" else None
-    if contended:  # 2-thread timings would be the scheduler's quantum, not the op: time 1 thread only
+    machine_threads = torch.get_num_threads()  # torch's default: the machine's cores
+    threads = sorted({1, machine_threads}) if args.device == "cpu" else [machine_threads]
+    contended = contention(machine_threads) if args.device == "cpu" else None
+    if contended:  # multi-threaded timings would be the scheduler's quantum, not the op: time 1 thread only
         print(f"The machine is contended ({contended}): timing 1 thread only.")
         threads = [1]
     names = args.ops.split(",") if args.ops else None

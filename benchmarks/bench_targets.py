@@ -135,8 +135,8 @@ def targets(hz: float, r: int) -> dict:
                 "F.elu": best_of(F.elu, x, 1.0, repeat=r),
                 "elu_backward from input": best_of(elu_backward, g, x, -0.5, False, repeat=r),
                 "elu_backward from result": best_of(elu_backward, g, y, 1.0, True, repeat=r),
-                "aten elu_backward from input": best_of(aten_elu_backward, g, x, -0.5, 1, 1, False, repeat=r),
-                "aten elu_backward from result": best_of(aten_elu_backward, g, y, 1.0, 1, 1, True, repeat=r),
+                "aten elu_backward from input": best_of(aten_elu_backward, g, -0.5, 1, 1, False, x, repeat=r),
+                "aten elu_backward from result": best_of(aten_elu_backward, g, 1.0, 1, 1, True, y, repeat=r),
                 "silu": best_of(silu, x, repeat=r),
                 "F.silu": best_of(F.silu, x, repeat=r),
                 "silu_backward": best_of(silu_backward, g, x, repeat=r),
@@ -303,11 +303,9 @@ def spread_sweep(r: int) -> dict:
             ratios = []
             for sigma in SIGMAS:
                 x, other = (torch.randn(n) * sigma).to(dtype), torch.randn(n, dtype=dtype)
-                ratios.append(
-                    best_of(theirs, x, other, repeat=r)[0] / best_of(ours, x, other, repeat=r)[0]
-                    if "mul" in op or "backward" in op
-                    else best_of(theirs, x, repeat=r)[0] / best_of(ours, x, repeat=r)[0]
-                )
+                # (x), a gated op's (gate, up), a backward's (grad_output, x)
+                args = (x, other) if "mul" in op else (other, x) if "backward" in op else (x,)
+                ratios.append(best_of(theirs, *args, repeat=r)[0] / best_of(ours, *args, repeat=r)[0])
             sweep[f"{name} {op}"] = dict(zip(map(str, SIGMAS), ratios, strict=True))
             print(f"  {op:20s} " + " ".join(f"{ratio:>10.2f}" for ratio in ratios))
     return sweep
