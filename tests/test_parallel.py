@@ -3,6 +3,7 @@
 Deterministic: which thread wrote each element, by the loop the kernels run (<namespace>::_cpu_thread_ids),
 never a timing."""
 
+import multiprocessing
 import re
 
 import pytest
@@ -91,3 +92,29 @@ def test_a_library_compiled_without_torchs_pool_is_named_in_a_warning():
 def test_the_probe_names_its_op_in_errors():
     with pytest.raises(RuntimeError, match=r"uaccel::_cpu_thread_ids: expected numel >= 0, got -1"):
         thread_ids("uaccel", -1)
+
+
+def _child_runs_a_parallel_op(queue, x):
+    """In the child, nothing of ATen's that would run in parallel (its ops hang there): our two ops, and a
+    few elements read back."""
+    ids = thread_ids("uaccel", x.numel())
+    queue.put((ids[::GRAIN_SIZE].tolist(), torch_uaccel.gelu(x)[:: GRAIN_SIZE - 1].tolist()))
+
+
+def test_a_forked_child_runs_the_kernels_on_its_own_thread(threads):
+    """GNU OpenMP's pool does not survive fork(): a child's parallel region would wait for the parent's
+    threads forever (ATen's ops do). The kernels see they run in a forked child and use its one thread."""
+    threads(2)
+    assert thread_ids("uaccel", 4 * GRAIN_SIZE).unique().tolist() == [0.0, 1.0]  # the parent's pool is up
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    x = torch.randn(4 * GRAIN_SIZE, generator=torch.Generator().manual_seed(0))
+    expected = torch_uaccel.gelu(x)[:: GRAIN_SIZE - 1].tolist()
+    child = context.Process(target=_child_runs_a_parallel_op, args=(queue, x))
+    child.start()
+    child.join(timeout=60)
+    if child.is_alive():
+        child.kill()
+        pytest.fail("the forked child hung in a parallel region")
+    assert child.exitcode == 0
+    assert queue.get(timeout=10) == ([0.0] * 4, expected)

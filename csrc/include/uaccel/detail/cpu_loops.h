@@ -25,6 +25,8 @@
 #include <utility>
 #include <vector>
 
+#include <pthread.h>
+
 #include <uaccel/detail/cpu_capability.h>
 #include <uaccel/detail/outputs.h>
 
@@ -391,6 +393,27 @@ void specialized(const Op& op, const Loop& loop) {
 // every vector's length (32 bfloat16 on AVX-512).
 inline constexpr int64_t kChunkAlignment = 64;
 
+// Whether this process is a fork() child. GNU OpenMP's thread pool does not survive fork(): a child's
+// first parallel region waits forever for the parent's threads (ATen's own ops hang so). There the loops
+// run on the calling thread. Registered while the library loads (library_cpu_isa.cpp), so a child of a
+// parent that ran any parallel region knows it.
+inline bool in_forked_child() {
+  static std::atomic<bool> forked{false};
+  [[maybe_unused]] static const int registered =
+      pthread_atfork(nullptr, nullptr, [] { forked.store(true, std::memory_order_relaxed); });
+  return forked.load(std::memory_order_relaxed);
+}
+
+// at::parallel_for, but on the calling thread in a fork() child.
+template <typename F>
+void parallel_for(int64_t begin, int64_t end, int64_t grain_size, const F& f) {
+  if (end - begin > grain_size && in_forked_child()) [[unlikely]] {
+    f(begin, end);
+  } else {
+    at::parallel_for(begin, end, grain_size, f);
+  }
+}
+
 // Runs `op` over n elements laid out alike in memory (dense tensors with one layout), in parallel over
 // ATen's grain size: no TensorIterator to build, which is most of a small tensor's cost.
 template <typename scalar_t, size_t N, size_t M, typename Op>
@@ -398,7 +421,7 @@ void elementwise_dense(
     const std::array<scalar_t*, M>& out, const std::array<const scalar_t*, N>& in, int64_t n, const Op& any_op) {
   constexpr int64_t kAlign = kChunkAlignment;
   detail::specialized(any_op, [&](const auto& op) {
-    at::parallel_for(0, at::divup(n, kAlign), at::internal::GRAIN_SIZE / kAlign, [&](int64_t first, int64_t last) {
+    parallel_for(0, at::divup(n, kAlign), at::internal::GRAIN_SIZE / kAlign, [&](int64_t first, int64_t last) {
       const int64_t begin = first * kAlign, end = std::min(n, last * kAlign);
       std::array<const scalar_t*, N> from;
       std::array<scalar_t*, M> to;
@@ -449,7 +472,7 @@ void elementwise(at::TensorIteratorBase& iter, const Op& any_op) {
         }
       }
     };
-    at::parallel_for(0, numel, at::internal::GRAIN_SIZE, [&](int64_t begin, int64_t end) {
+    parallel_for(0, numel, at::internal::GRAIN_SIZE, [&](int64_t begin, int64_t end) {
       if (aligned(begin) < aligned(end)) {
         iter.serial_for_each(loop, {aligned(begin), aligned(end)});
       }
