@@ -11,7 +11,7 @@ import torch
 import torch_uaccel
 from torch_uaccel import memory
 from torch_uaccel._testing.op_table import FLOATING_DTYPES, OPS
-from torch_uaccel._testing.timing import NOISY_SPREAD, contention, time_row, using_threads
+from torch_uaccel._testing.timing import NOISY_SPREAD, SIGMAS, contention, time_row, using_threads
 
 
 def devices() -> list[str]:
@@ -94,9 +94,6 @@ def check_plumbing():
         reg.host[7] = 9
         same = buffer[7] == 9 and (reg.device is None) == (not torch.cuda.is_available())
     yield "cpu   register_host: zero-copy views", same
-
-
-SIGMAS = (0.5, 1.0, 2.0, 3.0, 5.0)  # the spreads of the inputs the spread sweep times, x = sigma * N(0, 1)
 
 
 def print_benchmark(quick: bool) -> None:

@@ -104,11 +104,16 @@ def check_torch(built: str, built_cuda: str | None, found: str, found_cuda: str 
         )
 
 
+def build_facts() -> dict[str, str]:
+    """uaccel::build_info's "key=value" lines, as strings (torch_uaccel.build_info types them)."""
+    return dict(line.split("=", 1) for line in torch.ops.uaccel.build_info().splitlines() if line)
+
+
 def check_parallel(library: str, compiled: str) -> None:
     """Warns where a library's CPU kernels were compiled for another thread pool than torch's: they then
     run on the calling thread alone (torch's OpenMP loop compiled without OpenMP). A warning, not a
     refusal: every result is still right, only slower where torch has more than one thread."""
-    info = dict(line.split("=", 1) for line in torch.ops.uaccel.build_info().splitlines() if line)
+    info = build_facts()
     if compiled != info["torch_parallel"]:
         warnings.warn(
             f"torch_uaccel: {library}'s CPU kernels were compiled for the thread pool {compiled!r}, but torch runs "
@@ -135,4 +140,4 @@ def load() -> None:
             f"torch_uaccel: could not load its native library {path} ({error}). It must be built against the "
             f"torch that is installed now ({torch.__version__}); rebuild with `pip install --no-build-isolation -e .`"
         ) from error
-    check_parallel("libuaccel", dict(zip(*torch.ops.uaccel._pointwise_facts(), strict=True))["cpu_parallel"])
+    check_parallel("libuaccel", build_facts()["cpu_parallel"])

@@ -196,7 +196,7 @@ def build_info() -> dict:
     """How the extension was built and what it runs here: torch version, whether CUDA kernels are in
     and their archs, the CPU kernel path (``cpu_kernels``) and why (``cpu_kernels_reason``), the CPU
     flags that choice looked at and every path this CPU can run (``cpu_runnable``, lowest first)."""
-    info = dict(line.split("=", 1) for line in torch.ops.uaccel.build_info().splitlines() if line)
+    info = _library.build_facts()
     info["cuda"] = info["cuda"] == "1"
     info["cpu_flags"] = info["cpu_flags"].split()
     info["cpu_runnable"] = info["cpu_runnable"].split()

@@ -17,6 +17,7 @@ from torch.utils import benchmark  # noqa: E402
 _cpp_extension_log.setLevel(_level)
 
 NOISY_SPREAD = 0.25  # interquartile range over median above which a row is flagged
+SIGMAS = (0.5, 1.0, 2.0, 3.0, 5.0)  # the input spreads the sweeps time: x = sigma * N(0, 1)
 
 
 def gradient_step(fn):
