@@ -180,9 +180,9 @@ def _gelu_derivative_terms(x: torch.Tensor, approximate: str) -> tuple[torch.Ten
 @pytest.mark.parametrize("path", ["table", "off_table", "strided"])
 def test_float32_gelu_and_its_derivative_on_either_path(path, approximate):
     """GELU takes Phi (or for 'tanh' sigmoid(v(x))) from a table of polynomials wherever a whole vector is
-    within its reach (AVX-512: at least -4.5; AVX2: |x| <= 3.5), and its path out of line otherwise (a
-    lane of -5 in every vector: 'none' widened to double, 'tanh' from exp); a strided input takes the
-    scalar loop, whose math is CUDA's ('none' widened to double there too): each within GELU's 2 ulp,
+    within its reach (AVX-512: at least -4.5; AVX2: |x| <= 3.5), and its wide path otherwise (a lane of
+    -5 in every vector: 'none' from its Gaussian tail, 'tanh' from exp); a strided input takes the
+    scalar loop, whose math is CUDA's ('none' widened to double there): each within GELU's 2 ulp,
     and its derivative within 2 ulp ('none'; the DEFAULT set's float vectors 4; 'tanh': 4.5) of the
     larger of its two terms (_gelu_derivative_terms: they cancel where it crosses 0 near x = -0.75;
     ATen's float32 gelu_backward is off by over 4000 of those ulps near x = -4.4), on every step-th bit
@@ -203,8 +203,29 @@ def test_float32_gelu_and_its_derivative_on_either_path(path, approximate):
     larger_term = torch.maximum(first, second.abs()).float()
     spacing = (larger_term - torch.nextafter(larger_term, torch.zeros_like(larger_term))).double()
     errors = (derivative.double() - (first + second)).abs() / spacing
-    # 'none': from its own table (AVX2, AVX-512) or widened to double, 2; the DEFAULT set's erfc in float
+    # 'none': from its own table or Gaussian tail (AVX2, AVX-512) or widened to double, 2; the DEFAULT set's erfc in float
     # vectors, 4 (3.44 seen). 'tanh''s v'(x) is a rounding more (4.03 seen).
     default_vectors = path != "strided" and torch_uaccel.build_info()["cpu_kernels"] == "DEFAULT"
     bound = {"none": 4 if default_vectors else 2, "tanh": 4.5}[approximate]
     assert errors.max() <= bound, (float(errors.max()), float(x[errors.argmax()]))
+
+
+def test_float32_gelu_and_its_derivative_in_the_negative_tail():
+    """Below the tables' reach GELU 'none' and its derivative come from Phi(-a) = e^(-a^2/2) R(a) (AVX2,
+    AVX-512: activation_math.h's gaussian_tail; the DEFAULT set from erfc), where both are tiny and only
+    relative accuracy says anything: every 61st float32 of [-13.1, -4.5] (GELU to GELU_NORMAL_FROM, its
+    derivative to where it leaves the normal floats) within 2 ulp (the derivative: of the larger of its two terms; the DEFAULT
+    set's erfc in float vectors, 4). Every 7th float32 there: 0.94 / 1.11 ulp (AVX-512), 1.23 / 1.11 (AVX2)."""
+    low, high = (torch.tensor(v).view(torch.int32).item() for v in (4.5, 13.1))
+    x = -torch.arange(low, high, 61, dtype=torch.int32).view(torch.float32)
+    contract = x >= GELU_NORMAL_FROM["none"]
+    errors = ulp_error(torch.ops.uaccel.gelu(x), _gelu_reference(x, "none"))[contract]
+    assert errors.max() <= 2, (float(errors.max()), float(x[contract][errors.argmax()]))
+    first, second = _gelu_derivative_terms(x, "none")
+    derivative = torch.ops.uaccel.gelu_backward(torch.ones_like(x), x)
+    larger_term = torch.maximum(first, second.abs()).float()
+    normal = larger_term >= torch.finfo(torch.float32).smallest_normal
+    spacing = (larger_term - torch.nextafter(larger_term, torch.zeros_like(larger_term))).double()
+    errors = ((derivative.double() - (first + second)).abs() / spacing)[normal]
+    bound = 4 if torch_uaccel.build_info()["cpu_kernels"] == "DEFAULT" else 2
+    assert errors.max() <= bound, (float(errors.max()), float(x[normal][errors.argmax()]))

@@ -12,6 +12,9 @@ polynomials in d = a - k w (|d| <= w/2), one permutation a coefficient (vec_math
         split, for SiLU's derivative, w = 1/4, degree 5;
     for AVX2, whose permutation indexes 8 floats, each in 8 intervals at degree 7: the four GELU tables
         of w = 1/2 (to a = 3.5), and sigmoid(-a) of w = 1 (to 7). (AVX2's SiLU divides instead.)
+    e^(a^2/2) Phi(-a) = erfcx(a / sqrt(2)) / 2, split, for GELU's vectors with a lane beyond those tables
+        (Phi(-a) is e^(-a^2/2) times it: 1/2 at a = 0, slowly falling, no Gaussian decay left to fit), to
+        a = 15.5: w = 1/2, degree 6 (AVX-512) and w = 2, degree 9 (AVX2).
 The two GELU tables of an instruction set share w, so the backward finds a's interval once for both.
 k w has few significant bits, so d = a - k w is exact in float (Sterbenz).
 
@@ -55,6 +58,11 @@ def tanh_cdf_tail(a: float) -> float:
 def gelu_derivative_at_minus(a: float) -> float:
     """GELU's derivative Phi(x) + x phi(x) at x = -a: Phi(-a) - a phi(a), 0 near a = 0.75."""
     return 0.5 * math.erfc(a / math.sqrt(2)) - a * math.exp(-a * a / 2) / math.sqrt(2 * math.pi)
+
+
+def gaussian_tail_factor(a: float) -> float:
+    """e^(a^2/2) Phi(-a) = erfcx(a / sqrt(2)) / 2."""
+    return math.exp(a * a / 2) * 0.5 * math.erfc(a / math.sqrt(2))
 
 
 def gelu_derivative_larger_term(a: float) -> float:
@@ -148,6 +156,23 @@ TABLES = [
         width=1 / 2,
         degree=7,
         split_constant=False,
+        intervals=8,
+    ),
+    Table(
+        "GaussianTailTable",
+        "e^(a^2/2) Phi(-a) = erfcx(a / sqrt(2)) / 2, Phi(-a) without its Gaussian factor",
+        gaussian_tail_factor,
+        width=1 / 2,
+        degree=6,
+        split_constant=True,
+    ),
+    Table(
+        "GaussianTailTableAvx2",
+        "e^(a^2/2) Phi(-a) = erfcx(a / sqrt(2)) / 2, Phi(-a) without its Gaussian factor, for AVX2",
+        gaussian_tail_factor,
+        width=2,
+        degree=9,
+        split_constant=True,
         intervals=8,
     ),
     Table(

@@ -249,12 +249,14 @@ using GeluTableHere = GeluTableAvx2;
 using GeluDerivativeTableHere = GeluDerivativeTableAvx2;
 using TanhCdfTableHere = TanhCdfTableAvx2;
 using GeluTanhTableHere = GeluTanhTableAvx2;
+using GaussianTailTableHere = GaussianTailTableAvx2;
 #else
 using SigmoidTableHere = SigmoidTable;
 using GeluTableHere = GeluTable;
 using GeluDerivativeTableHere = GeluDerivativeTable;
 using TanhCdfTableHere = TanhCdfTable;
 using GeluTanhTableHere = GeluTanhTable;
+using GaussianTailTableHere = GaussianTailTable;
 #endif
 
 // A distribution's lower tail F(-a) = hi + lo, a = |x| (or clamped where F(-a) no longer counts), from
@@ -357,7 +359,7 @@ UACCEL_ACTIVATION V silu_derivative(V g, V x, V& value) {
 // 7.75 ('none'), where a is clamped (+inf gives inf): past there, t < 2e-8 leaves a unchanged and the
 // derivatives differ from 1 by less than 4e-9. Below kGeluByTableFrom the fits' relative error grows.
 // AVX2's, 8 intervals, reach |x| <= 3.5: a vector of 8 floats from N(0, 1) leaves them once in about
-// 270. Elsewhere, and for NaN, the path out of line (so the loop keeps the table in registers).
+// 270. Elsewhere, and for NaN, gelu_by_gaussian_tail.
 inline constexpr float kGeluByTableFrom = -4.5f;
 #if defined(CPU_CAPABILITY_AVX512)
 template <typename Table, typename V>
@@ -415,6 +417,73 @@ UACCEL_ACTIVATION V gelu_tanh_derivative_by_table(V x, V& value) {
 }
 #endif
 
+// GELU's float vectors with a lane beyond its tables (gelu_table_covers), both directions: Phi(-a) =
+// e^(-a^2/2) R(a) for a = |x|, R(a) = e^(a^2/2) Phi(-a) = erfcx(a / sqrt(2)) / 2 from GaussianTailTable
+// (1/2 at a = 0, then slowly falling: the Gaussian decay that limits a table's reach is left to exp). a is
+// clamped to kGaussianTailTo, past which a Phi(-a) rounds to 0, and where x > 0 to kGaussianTailFromAbove (past
+// it x Phi(x) rounds to x and the derivative to 1: no subnormal products); exp's argument -a^2/2 is carried as two
+// floats (a^2's rounding error), its result scaled by 2^kTailScaleBits so that 2^n stays normal down there
+// and the one multiplication that scales it back rounds once into the subnormals.
+#if defined(CPU_CAPABILITY_AVX512) || defined(CPU_CAPABILITY_AVX2)
+inline constexpr float kGaussianTailTo = 14.5f, kGaussianTailFromAbove = 6.0f;
+inline constexpr int kTailScaleBits = 32;
+inline constexpr float kTailUnscale = 0x1p-32f;
+static_assert(
+    kGaussianTailTo < kReach<GaussianTailTableHere> + GaussianTailTableHere::kWidth / 2);  // in the last interval
+
+template <typename V>
+struct GaussianTail {
+  V a;        // |x| clamped
+  V e, e_lo;  // 2^kTailScaleBits e^(-a^2/2)
+  V r, r_lo;  // R(a) = e^(a^2/2) Phi(-a)
+};
+template <typename V>
+UACCEL_ACTIVATION GaussianTail<V> gaussian_tail(V x) {
+  GaussianTail<V> g;
+  g.a = at::vec::clamp_max(
+      at::vec::clamp_min(x.neg(), at::vec::clamp_max(x, V(kGaussianTailFromAbove))), V(kGaussianTailTo));
+  const V square = g.a * g.a, square_lo = fms(g.a, g.a, square);
+  V lo;
+  g.e = scaled_exp_in_range<kTailScaleBits>(square * V(-0.5f), lo);
+  g.e_lo = fma(g.e, square_lo * V(-0.5f), lo);  // e^(-(s + s_lo)/2) = e^(-s/2) (1 - s_lo/2)
+  g.r = polynomial_by_table<GaussianTailTableHere>(g.a, g.r_lo);
+  return g;
+}
+
+// x Phi(x) = max(x, 0) - a e R: the products' low parts in one correction (e's; R's, up to a tenth of R where
+// the polynomial's d terms are large; their own roundings), so the result is off by exp's polynomial and one
+// rounding (two where x > 0, whose t < x/2 then). -inf gives
+// NaN (-inf * 0), as the table's path, +inf inf.
+template <typename V>
+UACCEL_ACTIVATION V gelu_of_tail(V x, const GaussianTail<V>& g) {
+  const V p = g.e * g.r, p_lo = fma(g.e, g.r_lo, fma(g.e_lo, g.r + g.r_lo, fms(g.e, g.r, p)));
+  const V t = g.a * p, t_lo = fma(g.a, p_lo, fms(g.a, p, t));
+  const V value = positive_part(x) - (t + t_lo) * V(kTailUnscale);
+  return fma(at::vec::clamp_max(x, V(0.0f)), V(0.0f), value);
+}
+
+template <typename V>
+UACCEL_ACTIVATION std::array<V, 1> gelu_by_gaussian_tail(V x) {
+  return {gelu_of_tail(x, gaussian_tail(x))};
+}
+
+// {Phi(x) + x phi(x), x Phi(x)}: at -a the derivative is e m, m = R - a / sqrt(2 pi), the two terms cancelling
+// near a = 0.75: m as m_hi + m_lo (the product by a exact, the difference by Knuth's two-sum, 1 / sqrt(2 pi)'s
+// rounding and R's low part carried), so the result is off by exp's polynomial and one rounding of the larger
+// term; 1 minus it at a. +-inf give NaN (inf * 0), as ATen's.
+template <typename V>
+UACCEL_ACTIVATION std::array<V, 2> gelu_derivative_by_gaussian_tail(V x) {
+  constexpr float kRsqrt2PiHi = 0x1.988454p-2f, kRsqrt2PiLo = -0x1.857936p-27f;
+  const GaussianTail<V> g = gaussian_tail(x);
+  const V p = g.a * V(kRsqrt2PiHi), p_lo = fms(g.a, V(kRsqrt2PiHi), p);
+  const V m = g.r - p, carried = m - g.r;
+  const V m_lo = ((g.r - (m - carried)) - (p + carried)) + (g.r_lo - fma(g.a, V(kRsqrt2PiLo), p_lo));
+  const V at_minus = fma(g.e, m, fma(g.e, m_lo, g.e_lo * (m + m_lo))) * V(kTailUnscale);
+  const V derivative = select(sign_bit_set(x), at_minus, V(1.0f) - at_minus);
+  return {fma(x, V(0.0f), derivative), gelu_of_tail(x, g)};
+}
+#endif
+
 // GELU's float math in double, rounded once (0.63 ulp measured): {x Phi(x)} and {Phi(x) + x phi(x),
 // x Phi(x)}. On CUDA (sm_90) 32 double operations an element, where erfc in double took 63.
 template <typename V>
@@ -433,14 +502,14 @@ UACCEL_ACTIVATION std::array<V, 2> gelu_derivative_widened(V x) {
   });
 }
 
-// GELU, x Phi(x). Float: by table where kByAnyTable, else widened (scalars, AVX2's and AVX-512's vectors).
+// GELU, x Phi(x). Float: by table where kByAnyTable (its Gaussian tail beyond), else widened (scalars).
 // Otherwise (double; the DEFAULT set's float vectors) x/2 (tail + correction): one rounding after erfc's
 // (fma), so float32 is within 2 ulp.
 template <typename T, typename V>
 UACCEL_ACTIVATION V gelu(V x) {
   if constexpr (kByAnyTable<V>) {
     return C10_LIKELY(gelu_table_covers<GeluTableHere>(x)) ? gelu_by_table<GeluTableHere>(x)
-                                                           : off_table(gelu_widened<V>, x)[0];
+                                                           : gelu_by_gaussian_tail(x)[0];
   } else if constexpr (kWidened<V>) {
     return gelu_widened(x)[0];
   } else {
@@ -462,7 +531,7 @@ UACCEL_ACTIVATION V gelu_derivative(V x, V& value) {
     }
     const auto [derivative, gelu] = [x] {
       if constexpr (kByAnyTable<V>) {
-        return off_table(gelu_derivative_widened<V>, x);
+        return gelu_derivative_by_gaussian_tail(x);
       } else {
         return gelu_derivative_widened(x);
       }

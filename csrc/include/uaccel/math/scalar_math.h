@@ -157,8 +157,7 @@ C10_HOST_DEVICE T reciprocal_estimate(T x) {
 }
 
 // Whether float math is evaluated in double (`widened`, GELU's Phi): for float scalars (CUDA, the CPU's strided
-// loops), whose conversions are an instruction each, and on vectors of float where the instruction set converts
-// cheaply (vec_math.h).
+// loops), whose conversions are an instruction each.
 template <typename V>
 inline constexpr bool kWidened = false;
 template <>

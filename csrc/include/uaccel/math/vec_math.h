@@ -31,7 +31,6 @@ inline namespace CPU_CAPABILITY {
 namespace detail {
 
 using math::detail::ExpTraits;
-using math::detail::ExpTraitsFloatInDouble;
 
 // bits << k in every lane, k a constant: an immediate shift, so no register holds the count.
 template <int k, typename I>
@@ -179,13 +178,20 @@ at::vec::Vectorized<T> exp_nonpositive(at::vec::Vectorized<T> x, at::vec::Vector
   });
 }
 
-// exp(x) for double lanes x <= 0 to float's accuracy (NaN stays NaN): 0 from x < -708.4 on, where 2^n
-// leaves the exponent field.
-inline at::vec::Vectorized<double> exp_nonpositive_float_in_double(at::vec::Vectorized<double> x) {
-  using Vec = at::vec::Vectorized<double>;
-  using Traits = detail::ExpTraitsFloatInDouble;
-  return detail::exp_parts<double, false, Traits>(at::vec::clamp_min(x, Vec(Traits::kExpVanishes)), [](Vec s, Vec r) {
-    return at::vec::fmadd(s, r, s);
+// 2^kScaleBits exp(x) for float lanes x from -105 to 0 (NaN stays NaN) as hi + lo, exp_nonpositive's
+// pair: the scale keeps 2^n normal where exp(x) is subnormal or 0 (n down to -152), so that a caller's
+// last multiplication by 2^-kScaleBits rounds once into the subnormals.
+template <int kScaleBits>
+struct ExpTraitsScaled : detail::ExpTraits<float> {
+  static constexpr float kMagic = detail::ExpTraits<float>::kMagic + kScaleBits;  // n + 127 + kScaleBits
+};
+template <int kScaleBits>
+at::vec::Vectorized<float> scaled_exp_in_range(at::vec::Vectorized<float> x, at::vec::Vectorized<float>& lo) {
+  using Vec = at::vec::Vectorized<float>;
+  return detail::exp_parts<float, false, ExpTraitsScaled<kScaleBits>>(x, [&](Vec s, Vec r) {
+    const Vec e = at::vec::fmadd(s, r, s);
+    lo = fma(s, r, s - e);
+    return e;
   });
 }
 
@@ -211,18 +217,6 @@ at::vec::Vectorized<T> reciprocal_to(at::vec::Vectorized<T> x) {
   }
 #endif
   return x.reciprocal();
-}
-
-// 1/x for double lanes to 2^-28 (a sixteenth of float's ulp: float math evaluated in double): AVX-512's
-// rcp14 and a Newton step; elsewhere a division (AVX2's, through a float estimate, measured no faster).
-inline at::vec::Vectorized<double> reciprocal_float_in_double(at::vec::Vectorized<double> x) {
-#if defined(CPU_CAPABILITY_AVX512)
-  using Vec = at::vec::Vectorized<double>;
-  const Vec r = _mm512_rcp14_pd(x);
-  return at::vec::fmadd(r, at::vec::fnmadd(x, r, Vec(1.0)), r);
-#else
-  return x.reciprocal();
-#endif
 }
 
 } // namespace CPU_CAPABILITY
@@ -303,6 +297,10 @@ at::vec::Vectorized<T> exp_in_range(at::vec::Vectorized<T> x) {
 template <typename T>
 at::vec::Vectorized<T> one_plus_exp(at::vec::Vectorized<T> x) {
   return cpu::one_plus_exp(x);
+}
+template <int kScaleBits>
+at::vec::Vectorized<float> scaled_exp_in_range(at::vec::Vectorized<float> x, at::vec::Vectorized<float>& lo) {
+  return cpu::scaled_exp_in_range<kScaleBits>(x, lo);
 }
 // f(x), called out of line: a rare path kept out of a loop that holds a table in registers.
 template <typename F>
@@ -404,40 +402,8 @@ template <typename T>
 at::vec::Vectorized<T> reciprocal_estimate(at::vec::Vectorized<T> x) {
   return cpu::reciprocal_to<14>(x);
 }
-C10_ALWAYS_INLINE at::vec::Vectorized<double> reciprocal_float_in_double(at::vec::Vectorized<double> x) {
-  return cpu::reciprocal_float_in_double(x);
-}
-C10_ALWAYS_INLINE at::vec::Vectorized<double> exp_nonpositive_float_in_double(at::vec::Vectorized<double> x) {
-  return cpu::exp_nonpositive_float_in_double(x);
-}
-
-// Float math evaluated in double, where float's own roundings would cost more than an op's accuracy
-// allows (GELU's Phi): on AVX2 and AVX-512, f(x) of a float vector's two halves, widened to double, and
-// its N results narrowed, each rounded once. f returns std::array<Vectorized<double>, N>.
-#if defined(CPU_CAPABILITY_AVX512) || defined(CPU_CAPABILITY_AVX2)
-template <size_t N, typename F>
-C10_ALWAYS_INLINE std::array<at::vec::Vectorized<float>, N> widened(at::vec::Vectorized<float> x, const F& f) {
-#if defined(CPU_CAPABILITY_AVX512)
-  const auto low = f(at::vec::Vectorized<double>(_mm512_cvtps_pd(_mm512_castps512_ps256(x))));
-  const auto high = f(at::vec::Vectorized<double>(_mm512_cvtps_pd(_mm512_extractf32x8_ps(x, 1))));
-#else
-  const auto low = f(at::vec::Vectorized<double>(_mm256_cvtps_pd(_mm256_castps256_ps128(x))));
-  const auto high = f(at::vec::Vectorized<double>(_mm256_cvtps_pd(_mm256_extractf128_ps(x, 1))));
-#endif
-  std::array<at::vec::Vectorized<float>, N> narrowed;
-  for (size_t i = 0; i < N; ++i) {
-#if defined(CPU_CAPABILITY_AVX512)
-    narrowed[i] = _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(low[i])), _mm512_cvtpd_ps(high[i]), 1);
-#else
-    narrowed[i] = _mm256_set_m128(_mm256_cvtpd_ps(high[i]), _mm256_cvtpd_ps(low[i]));
-#endif
-  }
-  return narrowed;
-}
-#endif
-
 // Sleef's erfc (1.5 ulp) where the instruction set has it; on the DEFAULT one, scalar_math.h's per lane.
-// GELU's float vectors on AVX2/AVX-512 take normal_cdf_float_in_double (activation_math.h) instead.
+// GELU's float vectors on AVX2/AVX-512 take their tables and Gaussian tail (activation_math.h) instead.
 template <typename T>
 at::vec::Vectorized<T> erfc(at::vec::Vectorized<T> x) {
 #if defined(CPU_CAPABILITY_AVX512) || defined(CPU_CAPABILITY_AVX2)
@@ -449,10 +415,6 @@ at::vec::Vectorized<T> erfc(at::vec::Vectorized<T> x) {
 
 } // namespace CPU_CAPABILITY
 
-#if defined(CPU_CAPABILITY_AVX512) || defined(CPU_CAPABILITY_AVX2)
-template <>
-inline constexpr bool kWidened<at::vec::Vectorized<float>> = true;
-#endif
 #if defined(CPU_CAPABILITY_AVX512)
 template <>
 inline constexpr bool kByTable<at::vec::Vectorized<float>> = true;
