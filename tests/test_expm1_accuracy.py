@@ -52,7 +52,7 @@ def _with_a_tail_lane_per_vector(x: torch.Tensor, tail_value: float) -> torch.Te
     """x with one lane in every 8 (AVX2's vector of floats; AVX-512's holds 16, aligned) replaced by
     tail_value: each vector then leaves its activation's fast path (csrc/include/uaccel/math/activation_math.h:
     GELU's tables (both forms) below kGeluByTableFrom = -4.5 on AVX-512; SiLU's table beyond |x| = kSiluByTableTo,
-    7.75, on AVX-512 and its division below kSiluByDivisionFrom, -16.25, on AVX2) for the path out of line."""
+    7.75, on AVX-512 and its division below kSiluByDivisionFrom, -16.25, on AVX2) for its wide path."""
     mixed = x.clone()
     mixed[::8] = tail_value
     return mixed
@@ -98,7 +98,7 @@ def test_float32_silu_within_2_ulp_where_normal(path):
     assert ((ours[flushed] == 0) | (ulp_error(ours, reference)[flushed] <= 2)).all()
 
 
-@pytest.mark.parametrize("path", ["table", "off_table", "strided"])
+@pytest.mark.parametrize("path", ["table", "wide", "strided"])
 def test_float32_silu_derivative_on_either_path(path):
     """SiLU's derivative s + x s (1 - s), s = sigmoid(x), from a table of sigmoid(-|x|) wherever a whole
     vector is within its reach (AVX-512: |x| <= 7.75; AVX2: 7) and from exp otherwise (a lane of 20 in
@@ -109,7 +109,7 @@ def test_float32_silu_derivative_on_either_path(path):
     positive = torch.arange(0, largest, 1021, dtype=torch.int32).view(torch.float32)
     x = torch.cat([-positive.flip(0), positive])
     x = x[: x.numel() // 16 * 16]
-    if path == "off_table":
+    if path == "wide":
         x = _with_a_tail_lane_per_vector(x, 20.0)
     if path == "strided":
         x = _strided(x)
@@ -177,7 +177,7 @@ def _gelu_derivative_terms(x: torch.Tensor, approximate: str) -> tuple[torch.Ten
 
 
 @pytest.mark.parametrize("approximate", ["none", "tanh"])
-@pytest.mark.parametrize("path", ["table", "off_table", "strided"])
+@pytest.mark.parametrize("path", ["table", "wide", "strided"])
 def test_float32_gelu_and_its_derivative_on_either_path(path, approximate):
     """GELU takes Phi (or for 'tanh' sigmoid(v(x))) from a table of polynomials wherever a whole vector is
     within its reach (AVX-512: at least -4.5; AVX2: |x| <= 3.5), and its wide path otherwise (a lane of
@@ -192,7 +192,7 @@ def test_float32_gelu_and_its_derivative_on_either_path(path, approximate):
     positive = torch.arange(0, high, 1021, dtype=torch.int32).view(torch.float32)
     x = torch.cat([negative.flip(0), positive])
     x = x[: x.numel() // 16 * 16]
-    if path == "off_table":
+    if path == "wide":
         x = _with_a_tail_lane_per_vector(x, -5.0)
     if path == "strided":
         x = _strided(x)

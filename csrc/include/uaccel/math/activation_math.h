@@ -276,7 +276,7 @@ UACCEL_ACTIVATION V cdf_by_table(V x, V a, V& tail, V& x_times_cdf) {
 // SiLU for AVX-512's float vectors by table, where every |x| is at most kSiluByTableTo: t = a sigmoid(-a)
 // for a = |x| from the table (the product by a is in the fit), then x sigmoid(x) = max(x, 0) - t (-t where
 // x < 0; a - t elsewhere, t <= a / 2: no cancellation), so the result is off by the fit's error and the
-// polynomial's last two roundings. Beyond (and for NaN), silu_as_quotient, out of line.
+// polynomial's last two roundings. Beyond (and for NaN), silu_as_quotient.
 #if defined(CPU_CAPABILITY_AVX512)
 inline constexpr float kSiluByTableTo = kReach<SiluTable>;
 template <typename V>
@@ -290,7 +290,7 @@ UACCEL_ACTIVATION V silu_by_table(V x) {
 // one division, so the result is off by e's error and two roundings (1.71 ulp over every float of the
 // range). A table would take a VPERMPS a coefficient on the one port that shuffles, where this keeps the
 // two that multiply busy, the division beside them. Beyond (and for NaN, +-inf), the compensated
-// quotient, out of line.
+// quotient.
 #if defined(CPU_CAPABILITY_AVX2)
 inline constexpr float kSiluByDivisionFrom = -16.25f, kSiluByDivisionTo = 88.0f;
 template <typename V>
@@ -306,11 +306,9 @@ UACCEL_ACTIVATION V silu(V x) {
   const auto by_quotient = [](V x) { return times_sigmoid<T, false>(x, exp_nonpositive(neg_abs(x)), V(T(0))); };
   if constexpr (kByAnyTable<V>) {
 #if defined(CPU_CAPABILITY_AVX512)
-    return C10_LIKELY(all_at_most(x.abs(), kSiluByTableTo)) ? silu_by_table(x)
-                                                            : off_table([](V x) { return silu_as_quotient(x); }, x);
+    return C10_LIKELY(all_at_most(x.abs(), kSiluByTableTo)) ? silu_by_table(x) : silu_as_quotient(x);
 #elif defined(CPU_CAPABILITY_AVX2)
-    return C10_LIKELY(all_within(x, kSiluByDivisionFrom, kSiluByDivisionTo)) ? silu_by_division(x)
-                                                                             : off_table(by_quotient, x);
+    return C10_LIKELY(all_within(x, kSiluByDivisionFrom, kSiluByDivisionTo)) ? silu_by_division(x) : by_quotient(x);
 #endif
   } else {
     return by_quotient(x);
@@ -328,7 +326,7 @@ UACCEL_ACTIVATION V silu_derivative_from_exp(V g, V x, V& value) {
 }
 
 // The same, q by table where kByAnyTable and every |x| is within SigmoidTable's reach (x s then as
-// silu_by_table's); beyond (and for NaN, +-inf), from exp, out of line.
+// silu_by_table's); beyond (and for NaN, +-inf), from exp.
 template <typename T, typename V>
 UACCEL_ACTIVATION V silu_derivative(V g, V x, V& value) {
   if constexpr (kByAnyTable<V>) {
@@ -339,18 +337,8 @@ UACCEL_ACTIVATION V silu_derivative(V g, V x, V& value) {
       value = g * x_times_s;
       return g * fma(x, fnma(q, q, q), s);
     }
-    const auto [derivative, silu] = off_table(
-        [g](V x) {
-          V silu;
-          const V derivative = silu_derivative_from_exp<T>(g, x, silu);
-          return std::array{derivative, silu};
-        },
-        x);
-    value = silu;
-    return derivative;
-  } else {
-    return silu_derivative_from_exp<T>(g, x, value);
   }
+  return silu_derivative_from_exp<T>(g, x, value);
 }
 
 // GELU for float vectors by table, where kByAnyTable and gelu_table_covers<Table>(x): t = a Phi(-a)
@@ -558,8 +546,7 @@ UACCEL_ACTIVATION V gelu_tanh(V x) {
     return times_sigmoid<T, true>(x, e, e_lo);
   };
   if constexpr (kByAnyTable<V>) {
-    return C10_LIKELY(gelu_table_covers<GeluTanhTableHere>(x)) ? gelu_by_table<GeluTanhTableHere>(x)
-                                                               : off_table(compensated, x);
+    return C10_LIKELY(gelu_table_covers<GeluTanhTableHere>(x)) ? gelu_by_table<GeluTanhTableHere>(x) : compensated(x);
   } else {
     return compensated(x);
   }
@@ -586,18 +573,8 @@ UACCEL_ACTIVATION V gelu_tanh_derivative(V x, V& value) {
     if (C10_LIKELY(gelu_table_covers<TanhCdfTableHere>(x))) {
       return gelu_tanh_derivative_by_table(x, value);
     }
-    const auto [derivative, gelu] = off_table(
-        [](V x) {
-          V gelu;
-          const V derivative = gelu_tanh_derivative_from_exp<T>(x, gelu);
-          return std::array{derivative, gelu};
-        },
-        x);
-    value = gelu;
-    return derivative;
-  } else {
-    return gelu_tanh_derivative_from_exp<T>(x, value);
   }
+  return gelu_tanh_derivative_from_exp<T>(x, value);
 }
 
 } // namespace uaccel::math

@@ -302,11 +302,6 @@ template <int kScaleBits>
 at::vec::Vectorized<float> scaled_exp_in_range(at::vec::Vectorized<float> x, at::vec::Vectorized<float>& lo) {
   return cpu::scaled_exp_in_range<kScaleBits>(x, lo);
 }
-// f(x), called out of line: a rare path kept out of a loop that holds a table in registers.
-template <typename F>
-[[gnu::noinline, gnu::cold]] auto off_table(const F& f, at::vec::Vectorized<float> x) {
-  return f(x);
-}
 #if defined(CPU_CAPABILITY_AVX512)
 // y where x >= flush_below, else 0; then x's special values by one VFIXUPIMMPS: +-0 and +inf give x,
 // -inf and NaN a NaN (SiLU's, activation_math.h's silu_as_quotient).
