@@ -32,7 +32,7 @@ std::string build_info() {
   }
   info += "\n";
   // The pool the CPU kernels run on, as compiled, beside torch's (they differ only in a broken build).
-  info += std::string("cpu_parallel=") + uaccel::pointwise::parallel_backend_stub() + "\n";
+  info += std::string("cpu_parallel=") + uaccel::pointwise::parallel_backend_dispatch() + "\n";
   info += std::string("torch_parallel=") + (AT_PARALLEL_OPENMP ? "openmp" : "native") + "\n";
 #ifdef UACCEL_WITH_CUDA
   info += "cuda=1\ncuda_archs=" UACCEL_CUDA_ARCHS "\n";

@@ -103,7 +103,7 @@ TORCH_LIBRARY_FRAGMENT(UACCEL_POINTWISE_NAMESPACE, m) {
   // Facts for the Python side: the library's framework version, its ops' str choices and messages.
   m.def("_pointwise_facts() -> (str[], str[])", [] {
     std::vector<std::string> keys{"api_version", "cpu_parallel"};
-    std::vector<std::string> values{std::to_string(UACCEL_POINTWISE_API_VERSION), parallel_backend_stub()};
+    std::vector<std::string> values{std::to_string(UACCEL_POINTWISE_API_VERSION), parallel_backend_dispatch()};
     for (auto& [key, value] : op_facts()) {
       keys.push_back(std::move(key));
       values.push_back(std::move(value));
@@ -115,7 +115,7 @@ TORCH_LIBRARY_FRAGMENT(UACCEL_POINTWISE_NAMESPACE, m) {
   m.def("_cpu_thread_ids(int numel) -> Tensor", [](int64_t numel) {
     TORCH_CHECK(numel >= 0, library::kNamespace, "::_cpu_thread_ids: expected numel >= 0, got ", numel);
     at::Tensor ids = at::detail::empty_cpu({numel}, at::kFloat, /*pin_memory=*/false, at::MemoryFormat::Contiguous);
-    thread_ids_stub(ids.mutable_data_ptr<float>(), numel);
+    thread_ids_dispatch(ids.mutable_data_ptr<float>(), numel);
     return ids;
   });
 }

@@ -47,8 +47,8 @@ void register_kernels() {
 
 const bool registered = [] {
   cpu::in_forked_child();  // its fork handler, before any fork()
-  parallel_backend_stub.set(cpu::Capability::CPU_CAPABILITY, [] { return cpu::kParallelBackend; });
-  thread_ids_stub.set(cpu::Capability::CPU_CAPABILITY, &thread_ids);
+  parallel_backend_dispatch.set(cpu::Capability::CPU_CAPABILITY, [] { return cpu::kParallelBackend; });
+  thread_ids_dispatch.set(cpu::Capability::CPU_CAPABILITY, &thread_ids);
   for_each_op(library::Ops{}, []<typename Op>() {
     if constexpr (kValidOp<Op>) {
       register_kernels<Op>();

@@ -20,8 +20,8 @@ void for_each_op(OpList<Op...>, const Fn& fn) {
 // The library's CPU loops as compiled (library_cpu_isa.cpp): the pool their parallel_for runs on
 // (cpu::kParallelBackend), and, for tests, out[i] = the number of torch's thread that wrote element i
 // of n, by the loop the kernels run.
-inline cpu::CpuDispatch<const char* (*)()> parallel_backend_stub;
-inline cpu::CpuDispatch<void (*)(float* out, int64_t n)> thread_ids_stub;
+inline cpu::CpuDispatch<const char* (*)()> parallel_backend_dispatch;
+inline cpu::CpuDispatch<void (*)(float* out, int64_t n)> thread_ids_dispatch;
 
 namespace registration {
 
