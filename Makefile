@@ -18,7 +18,8 @@ PY := $(VENV)/bin/python
 BUILD_DIR := $(abspath build/cmake-$(subst .,,$(notdir $(VENV))))
 SOURCES := setup.py pyproject.toml CMakeLists.txt $(shell find csrc cmake -type f)
 
-.PHONY: run test cpp-test sanitize bench build clean lint format expm1-sweep wheel wheel-test example-test
+.PHONY: run test cpp-test sanitize bench build clean lint format expm1-sweep wheel wheel-test example-test \
+  example-test-here
 run: build
 	$(PY) -m torch_uaccel
 
@@ -129,6 +130,11 @@ example-test: wheel-test
 	  pip install -q --no-build-isolation . && \
 	  PATH=$(WHEEL_VENV)/bin:$$PATH python -m $(PYTEST) -p no:cacheprovider tests && \
 	  PATH=$(WHEEL_VENV)/bin:$$PATH python tests/bench_myops.py
+
+# The same project built in place against this environment's torch_uaccel and torch (CI's older-torch legs).
+example-test-here: build
+	cd examples/custom_pointwise && PATH=$(abspath $(VENV))/bin:$$PATH MAX_JOBS=$(MAX_JOBS) \
+	  pip install -q --no-build-isolation . && PATH=$(abspath $(VENV))/bin:$$PATH python -m $(PYTEST) -p no:cacheprovider tests
 
 # The CPU suite against an AddressSanitizer + UndefinedBehaviorSanitizer build of libuaccel (CPU
 # kernels, its own build tree; the sanitizer runtime preloaded into Python). The package loads it for

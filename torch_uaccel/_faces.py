@@ -160,7 +160,7 @@ def from_schema(op: torch._ops.OpOverload, inplace: bool) -> Face:
     if inplace and "inplace" in reference_parameters:
         parameters.append("inplace: bool = False")
     module = next((m for m in dir(nn) if m.lower() == name and isinstance(getattr(nn, m), type)), None)
-    if module and set(inspect.signature(getattr(nn, module)).parameters) != set(_names(", ".join(parameters))):
+    if module and not _takes_exactly(getattr(nn, module), _names(", ".join(parameters))):
         module = None
     signature = f"{name}({', '.join(tensor_names + _names(', '.join(parameters)))})"
     return Face(
@@ -177,6 +177,17 @@ def from_schema(op: torch._ops.OpOverload, inplace: bool) -> Face:
         module_doc=f"Drop-in for ``nn.{module}`` backed by ``{namespace}.{name}`` (a subclass of it).",
         namespace=namespace,
     )
+
+
+def _takes_exactly(module: type, names: list[str]) -> bool:
+    """Whether nn's module takes these parameters and no other but deprecated aliases (those defaulting
+    to None: nn.Hardtanh's min_value and max_value), so that the face's forward finds them as its
+    attributes under the same names."""
+    import inspect
+
+    parameters = inspect.signature(module).parameters
+    extra = [p for name, p in parameters.items() if name not in names]
+    return set(names) <= set(parameters) and all(p.default is None for p in extra)
 
 
 def define(namespace: dict, face: Face) -> None:

@@ -14,6 +14,7 @@ where torch has one)::
 """
 
 import pathlib
+import sys
 import types
 
 import torch
@@ -59,6 +60,8 @@ def load(path_or_namespace: str | pathlib.Path, into: dict | None = None) -> typ
     if into is not None:
         into.update({name: getattr(modules[0], name) for name in modules[0].__all__})
         into.setdefault("__all__", list(modules[0].__all__))
+        for name in modules[0].__all__:  # where pickle and help() find them: the package that loaded them
+            getattr(modules[0], name).__module__ = into.get("__name__", modules[0].__name__)
     return modules[0]
 
 
@@ -108,7 +111,11 @@ def _module(namespace: str) -> types.ModuleType:
     _fake.register_pointwise(ops)
     _rules.register(ops)
     _dynamic_scalars.register(ops)
-    module = types.ModuleType(namespace, f"The pointwise ops of torch.ops.{namespace} (torch_uaccel.library).")
+    # Importable by its name, one of its own: Dynamo finds the globals of a function it inlines by
+    # importing the name they hold (torch 2.13: sys.modules["myops"] would be the package that loaded it).
+    name = f"{__name__}.{namespace}"
+    module = types.ModuleType(name, f"The pointwise ops of torch.ops.{namespace} (torch_uaccel.library).")
+    sys.modules[name] = module
     module.__dict__.update(
         torch=torch,
         nn=nn,

@@ -34,6 +34,8 @@
 //   static constexpr std::array<pointwise::Choice, K> kChoices;  each str parameter's accepted values
 //   static bool saves_result(<parameters>...);  one-input ops: the output determines the gradient, so
 //       the backward reads it instead of the input (default: never)
+//   static void check_forward(const char* op, <parameters>...);  the forward's (and in place's) own
+//       checks of its parameters, before any kernel runs
 //   static void check_backward(const char* op, <backward parameters>...);  the backward's own checks
 //   static constexpr std::array<std::pair<const char*, const char*>, K> kMessages;  its checks' message
 //       templates ({field}s filled by checks::format), which the fakes read as "message.<op>.<key>"
@@ -261,6 +263,14 @@ void check_choices(const char* op, const A&... values) {
     };
     (check(std::integral_constant<size_t, I>{}, values), ...);
   }(std::index_sequence_for<A...>{});
+}
+
+// The op's own checks of its forward's parameters, where it has them.
+template <typename Op, typename... A>
+void check_forward(const char* op, const A&... params) {
+  if constexpr (requires { Op::check_forward(op, params...); }) {
+    Op::check_forward(op, params...);
+  }
 }
 
 // R(A...) for std::tuple<A...>: a function type from one parameter pack.
@@ -526,6 +536,7 @@ struct Implementations<Op, Run, Guard, std::index_sequence<I...>, std::tuple<P..
     const auto& labels = names<Op>();
     const char* op = labels.forward_label.c_str();
     check_choices<Op, Which::forward>(op, params...);
+    check_forward<Op>(op, params...);
     if (const auto format = elementwise::dense_format(in)) {
       elementwise::check_operands(op, labels.inputs, in);
       auto out = Run::empty_dense(*in[0], *format);
@@ -541,6 +552,7 @@ struct Implementations<Op, Run, Guard, std::index_sequence<I...>, std::tuple<P..
     const Guard guard(self.device());
     const char* op = names<Op>().inplace_label.c_str();
     check_choices<Op, Which::inplace>(op, params...);
+    check_forward<Op>(op, params...);
     const std::array<const at::Tensor*, 1> in{&self};
     if (elementwise::dense_format(in)) {  // dense: no element written twice
       checks::floating(op, "self", self);

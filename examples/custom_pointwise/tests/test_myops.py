@@ -1,5 +1,5 @@
-"""myops.softplus and myops.mish as first-class PyTorch ops: values and gradients against F.softplus and
-F.mish over dtypes and strides, opcheck, gradcheck (forward AD, batched), gradgradcheck, vmap,
+"""myops.softplus, myops.mish and myops.hardtanh as first-class PyTorch ops: values and gradients against
+F.softplus, F.mish and F.hardtanh over dtypes and strides, opcheck, gradcheck (forward AD, batched), gradgradcheck, vmap,
 torch.compile, torch.export, DTensor, in place, functions and modules."""
 
 import os
@@ -21,6 +21,7 @@ TOLERANCES = {
 OPS = {
     "softplus": (myops.softplus, F.softplus, [(), (2.0, 5.0), (0.5, 3.0), (-1.0, 20.0)]),
     "mish": (myops.mish, F.mish, [()]),
+    "hardtanh": (myops.hardtanh, F.hardtanh, [(), (-2.0, 3.0), (0.0, 6.0), (-0.5, -0.5)]),
 }
 
 
@@ -55,6 +56,27 @@ def test_values_and_gradients_match_torch(name, dtype):
             (grad,) = torch.autograd.grad(op(finite, *parameters), finite, g)
             (expected_grad,) = torch.autograd.grad(reference(finite, *parameters), finite, g)
             torch.testing.assert_close(grad, expected_grad, **TOLERANCES[dtype])
+
+
+def test_hardtanh_in_place_module_and_checks():
+    x = torch.randn(5, 7) * 3
+    y = x.clone()
+    assert myops.hardtanh(y, -2.0, 2.0, inplace=True) is y
+    torch.testing.assert_close(y, F.hardtanh(x, -2.0, 2.0))
+    layer = myops.Hardtanh(-2.0, 2.0)  # nn.Hardtanh's deprecated min_value and max_value aside, its signature
+    assert isinstance(layer, torch.nn.Hardtanh)
+    torch.testing.assert_close(layer(x), F.hardtanh(x, -2.0, 2.0))
+    with pytest.warns(FutureWarning, match="min_value"):  # nn's own, for its deprecated alias
+        torch.testing.assert_close(myops.Hardtanh(min_value=-0.5)(x), F.hardtanh(x, -0.5, 1.0))
+    nan = torch.tensor([float("nan"), -1.0, 1.0], requires_grad=True)
+    (grad,) = torch.autograd.grad(myops.hardtanh(nan).sum(), nan)
+    assert grad.tolist() == [1.0, 0.0, 0.0]  # as ATen's: a NaN passes the gradient, the ends do not
+    before = x.clone()
+    with pytest.raises(RuntimeError, match=r"^myops\.hardtanh_: expected min_val <= max_val, but got min_val=2 "):
+        torch.ops.myops.hardtanh_(x, 2.0, 1.0)
+    assert torch.equal(x, before)
+    with pytest.raises(RuntimeError, match=r"^myops\.hardtanh: expected min_val <= max_val"):
+        myops.hardtanh(x, 1.0, 0.0)
 
 
 def test_mish_in_place_and_modules():
@@ -132,7 +154,7 @@ def test_one_compiled_graph_for_every_beta():
 def test_jagged_nested_tensors():
     parts = [torch.randn(2, 3), torch.randn(5, 3)]
     nested = torch.nested.nested_tensor(parts, layout=torch.jagged)
-    for op, reference in ((myops.mish, F.mish), (myops.softplus, F.softplus)):
+    for op, reference in ((myops.mish, F.mish), (myops.softplus, F.softplus), (myops.hardtanh, F.hardtanh)):
         for got, part in zip(op(nested).unbind(), parts, strict=True):
             torch.testing.assert_close(got, reference(part))
 

@@ -47,7 +47,7 @@ inline constexpr double kRsqrt2Pi = 0.39894228040143267794;  // 1/sqrt(2 pi)
 template <typename T, typename V>
 UACCEL_ACTIVATION V clamp_to_limit(V x) {
   using C = ActivationConstants<T>;
-  return clamp(x, V(-C::kLimit), V(C::kLimit));
+  return math::clamp(x, V(-C::kLimit), V(C::kLimit));
 }
 
 // x * sigmoid(v) given e (+ e_lo, with kLow) = exp(-|v|) and v of x's sign: x * (v < 0 ? e : 1) / (1 + e).
@@ -158,7 +158,7 @@ UACCEL_ACTIVATION V exp_neg_abs(V v, V v_lo, V& e_lo) {
 template <typename V>
 UACCEL_ACTIVATION V silu_as_quotient(V x) {
   constexpr float kFlushBelow = -87.3f;
-  const V e = exp_in_range(neg(clamp(x, V(kFlushBelow), V(88.0f))));
+  const V e = exp_in_range(neg(math::clamp(x, V(kFlushBelow), V(88.0f))));
   const V one(1.0f), den = one + e;
   const V den_lo = (at::vec::clamp_min(e, one) - den) + at::vec::clamp_max(e, one);
   const V inv = reciprocal_estimate(den), q = x * inv;

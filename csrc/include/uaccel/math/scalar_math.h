@@ -75,6 +75,9 @@ struct ExpTraitsFloatInDouble : ExpTraits<double> {
 
 } // namespace detail
 
+// The math vocabulary for scalars (CUDA, the CPU's strided loops; vec_math.h has each for vectors):
+// the C library's functions on the CPU, CUDA's on the GPU, whose documented bounds for float are at most
+// 2 ulp for exp, expm1, log1p, tanh and erf (the vector forms: 1 ulp); erfc in double, rounded once.
 C10_HOST_DEVICE inline float exp(float x) {
   return ::expf(x);
 }
@@ -87,12 +90,36 @@ C10_HOST_DEVICE inline float expm1(float x) {
 C10_HOST_DEVICE inline double expm1(double x) {
   return ::expm1(x);
 }
+C10_HOST_DEVICE inline float log1p(float x) {
+  return ::log1pf(x);
+}
+C10_HOST_DEVICE inline double log1p(double x) {
+  return ::log1p(x);
+}
+C10_HOST_DEVICE inline float tanh(float x) {
+  return ::tanhf(x);
+}
+C10_HOST_DEVICE inline double tanh(double x) {
+  return ::tanh(x);
+}
+C10_HOST_DEVICE inline float erf(float x) {
+  return ::erff(x);
+}
+C10_HOST_DEVICE inline double erf(double x) {
+  return ::erf(x);
+}
 // In double, rounded once: erfcf is off by up to 4 ulp on CUDA and 3 in glibc.
 C10_HOST_DEVICE inline float erfc(float x) {
   return static_cast<float>(::erfc(static_cast<double>(x)));
 }
 C10_HOST_DEVICE inline double erfc(double x) {
   return ::erfc(x);
+}
+C10_HOST_DEVICE inline float abs(float x) {
+  return ::fabsf(x);
+}
+C10_HOST_DEVICE inline double abs(double x) {
+  return ::fabs(x);
 }
 C10_HOST_DEVICE inline float fma(float a, float b, float c) {
   return ::fmaf(a, b, c);
@@ -137,6 +164,15 @@ C10_HOST_DEVICE T neg_abs(T x) {
 template <typename T>
 C10_HOST_DEVICE T clamp(T x, T low, T high) {
   return x < low ? low : x > high ? high : x;
+}
+// The smaller and the larger, NaN where either is (as torch.minimum and torch.maximum).
+template <typename T>
+C10_HOST_DEVICE T min(T a, T b) {
+  return a != a || a < b ? a : b;
+}
+template <typename T>
+C10_HOST_DEVICE T max(T a, T b) {
+  return a != a || b < a ? a : b;
 }
 // 1/x: `reciprocal` within an ulp, `reciprocal_estimate` for a quotient that a correction step finishes
 // (times_sigmoid in activation_math.h): a division here, but for float on CUDA its approximate reciprocal
@@ -231,6 +267,14 @@ template <typename T>
 C10_HOST_DEVICE T exp_nonpositive(T x) {
   T lo;
   return exp_nonpositive(x, lo);
+}
+
+// 1 / (1 + e^-x) from e = e^-|x| <= 1, which neither overflows nor cancels: within 2 ulp of exp's
+// error (e's error, scaled by at most 1/2, and two roundings).
+template <typename T>
+C10_HOST_DEVICE T sigmoid(T x) {
+  const T e = exp(-abs(x));
+  return (x < T(0) ? e : T(1)) / (T(1) + e);
 }
 
 // e^x for x <= 0 in double to float's accuracy, by vec_math.h's steps for double lanes

@@ -225,8 +225,7 @@ at::vec::Vectorized<T> reciprocal_to(at::vec::Vectorized<T> x) {
 namespace uaccel::math {
 inline namespace CPU_CAPABILITY {
 
-// The vector forms of scalar_math.h's functions, so that an op's math can be written once for both
-// (clamp is at::vec::clamp, found by argument-dependent lookup; it keeps NaN, as the scalar one does).
+// The vector forms of scalar_math.h's functions, so that an op's math can be written once for both.
 // Comparisons give lane masks as the instruction set holds them: on AVX-512 a mask register (ATen's
 // operators give a vector of all-ones lanes, which blendv turns back into a mask register: two
 // instructions more a select), elsewhere the vector.
@@ -397,7 +396,40 @@ template <typename T>
 at::vec::Vectorized<T> reciprocal_estimate(at::vec::Vectorized<T> x) {
   return cpu::reciprocal_to<14>(x);
 }
-// Sleef's erfc (1.5 ulp) where the instruction set has it; on the DEFAULT one, scalar_math.h's per lane.
+// The vocabulary's vector forms (scalar_math.h's for scalars). On AVX2 and AVX-512 Sleef's functions
+// (1 ulp; erfc 1.5), which ATen's vectors call; on the DEFAULT set the scalar ones per lane. Qualified
+// calls (math::clamp) reach these; unqualified ones may also find at::vec's by argument-dependent lookup.
+template <typename T>
+at::vec::Vectorized<T> exp(at::vec::Vectorized<T> x) {
+  return x.exp();
+}
+template <typename T>
+at::vec::Vectorized<T> expm1(at::vec::Vectorized<T> x) {
+  return x.expm1();
+}
+template <typename T>
+at::vec::Vectorized<T> log1p(at::vec::Vectorized<T> x) {
+  return x.log1p();
+}
+template <typename T>
+at::vec::Vectorized<T> tanh(at::vec::Vectorized<T> x) {
+  return x.tanh();
+}
+// ATen's float vectors compute erf by a fit to an absolute error (relative ones near 0 of up to 1%):
+// Sleef's, as for double.
+template <typename T>
+at::vec::Vectorized<T> erf(at::vec::Vectorized<T> x) {
+#if defined(CPU_CAPABILITY_AVX512)
+  if constexpr (std::is_same_v<T, float>) {
+    return Sleef_erff16_u10(x);
+  }
+#elif defined(CPU_CAPABILITY_AVX2)
+  if constexpr (std::is_same_v<T, float>) {
+    return Sleef_erff8_u10(x);
+  }
+#endif
+  return x.erf();
+}
 // GELU's float vectors on AVX2/AVX-512 take their tables and Gaussian tail (activation_math.h) instead.
 template <typename T>
 at::vec::Vectorized<T> erfc(at::vec::Vectorized<T> x) {
@@ -406,6 +438,27 @@ at::vec::Vectorized<T> erfc(at::vec::Vectorized<T> x) {
 #else
   return x.map([](T lane) { return math::erfc(lane); });
 #endif
+}
+template <typename T>
+at::vec::Vectorized<T> abs(at::vec::Vectorized<T> x) {
+  return x.abs();
+}
+template <typename T>
+at::vec::Vectorized<T> min(at::vec::Vectorized<T> a, at::vec::Vectorized<T> b) {
+  return at::vec::minimum(a, b);
+}
+template <typename T>
+at::vec::Vectorized<T> max(at::vec::Vectorized<T> a, at::vec::Vectorized<T> b) {
+  return at::vec::maximum(a, b);
+}
+template <typename T>
+at::vec::Vectorized<T> clamp(at::vec::Vectorized<T> x, at::vec::Vectorized<T> low, at::vec::Vectorized<T> high) {
+  return at::vec::clamp(x, low, high);
+}
+template <typename T>
+at::vec::Vectorized<T> sigmoid(at::vec::Vectorized<T> x) {
+  const auto e = math::exp(neg_abs(x)), one = at::vec::Vectorized<T>(T(1));
+  return select(less(x, at::vec::Vectorized<T>(T(0))), e, one) / (one + e);
 }
 
 } // namespace CPU_CAPABILITY
