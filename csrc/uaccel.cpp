@@ -10,8 +10,8 @@
 
 #include <uaccel/detail/checks.h>
 #include <uaccel/detail/cpu_capability.h>
+#include <uaccel/detail/pointwise_op.h>
 #include <uaccel/detail/registration.h>
-#include <uaccel/pointwise.h>
 
 namespace {
 

@@ -50,7 +50,7 @@ def test_backward_exp_within_2_ulp_where_normal(dtype):
 
 def _with_a_tail_lane_per_vector(x: torch.Tensor, tail_value: float) -> torch.Tensor:
     """x with one lane in every 8 (AVX2's vector of floats; AVX-512's holds 16, aligned) replaced by
-    tail_value: each vector then leaves its activation's fast path (csrc/include/uaccel/math/activation_math.h:
+    tail_value: each vector then leaves its activation's fast path (csrc/activations/activation_math.h:
     GELU's tables (both forms) below kGeluByTableFrom = -4.5 on AVX-512; SiLU's table beyond |x| = kSiluByTableTo,
     7.75, on AVX-512 and its division below kSiluByDivisionFrom, -16.25, on AVX2) for its wide path."""
     mixed = x.clone()

@@ -53,8 +53,9 @@ def test_the_installed_package_carries_the_framework():
     registration units (docs/custom_ops.md), with nothing of the plumbing's internals."""
     package = pathlib.Path(torch_uaccel.__file__).parent
     include = package / "include" / "uaccel"
-    for header in ("pointwise.h", "version.h", "math/activation_math.h", "detail/registration.h", "pointwise_ops.h"):
+    for header in ("pointwise.h", "version.h", "math/vec_math.h", "detail/registration.h", "pointwise_ops.h"):
         assert (include / header).is_file(), header
+    assert not list(include.rglob("activation*.h"))  # this library's own engineering stays out of the API
     cmake = pathlib.Path(torch_uaccel.cmake_prefix_path) / "TorchUaccel"
     assert (cmake / "TorchUaccelPointwise.cmake").is_file()
     assert {p.name for p in (cmake / "pointwise").iterdir()} == {

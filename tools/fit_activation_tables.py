@@ -1,4 +1,4 @@
-"""Writes csrc/include/uaccel/math/activation_tables.h: the functions of a = |x| that the activations look
+"""Writes csrc/activations/activation_tables.h: the functions of a = |x| that the activations look
 up on AVX-512 and AVX2 (activation_math.h's polynomial_by_table), each as 32 (AVX-512) or 8 (AVX2)
 polynomials in d = a - k w (|d| <= w/2), one permutation a coefficient (vec_math.h's lookup):
     GELU's derivative at -a, Phi(-a) - a phi(a) (at a, 1 minus it), w = 1/4, degree 6, its error relative
@@ -35,7 +35,7 @@ import numpy as np
 NODES = 400
 MARGIN = 1.02  # a rounded to the neighbouring interval lands just outside |d| <= w/2
 
-HEADER = Path(__file__).resolve().parents[1] / "csrc/include/uaccel/math/activation_tables.h"
+HEADER = Path(__file__).resolve().parents[1] / "csrc/activations/activation_tables.h"
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@
 #include <mutex>
 #include <regex>
 
-#include <uaccel/pointwise.h>
+#include <uaccel/detail/pointwise_op.h>
 
 #include "common/fork_safety.h"
 

@@ -9,6 +9,7 @@
 // NaN `saved` as positive and passes the grad through.
 #include <ATen/core/Formatting.h>  // prints the Scalar in the alpha checks
 
+#include <uaccel/detail/checks.h>
 #include <uaccel/pointwise.h>
 
 namespace uaccel::ops::elu {

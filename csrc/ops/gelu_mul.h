@@ -1,8 +1,8 @@
 #pragma once
 // GeGLU's gate, y = gelu(gate, approximate) * up (Gemma's MLP), fused as silu_mul.h fuses SwiGLU's,
-// with GELU's math (gelu.h, uaccel/math/activation_math.h).
-#include <uaccel/math/activation_derivatives.h>
+// with GELU's math (gelu.h, csrc/activations/activation_math.h).
 #include <uaccel/pointwise.h>
+#include "../activations/activation_derivatives.h"
 
 namespace uaccel::ops::gelu_mul {
 inline namespace CPU_CAPABILITY {

@@ -1,9 +1,9 @@
 #pragma once
 // SwiGLU's gate, y = silu(gate) * up (the MLPs of Llama, Qwen, Mistral), fused: one pass over memory
 // forward, one backward for both gradients, and autograd saves gate and up only (the unfused chain
-// saves silu(gate) as well). SiLU's math is silu.h's (uaccel/math/activation_math.h).
-#include <uaccel/math/activation_derivatives.h>
+// saves silu(gate) as well). SiLU's math is silu.h's (csrc/activations/activation_math.h).
 #include <uaccel/pointwise.h>
+#include "../activations/activation_derivatives.h"
 
 namespace uaccel::ops::silu_mul {
 inline namespace CPU_CAPABILITY {

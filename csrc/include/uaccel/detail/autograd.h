@@ -26,7 +26,7 @@
 #include <vector>
 
 #include <uaccel/detail/autograd_node.h>
-#include <uaccel/pointwise.h>
+#include <uaccel/detail/pointwise_op.h>
 
 namespace uaccel::pointwise {
 

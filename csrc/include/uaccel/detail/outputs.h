@@ -1,14 +1,10 @@
 #pragma once
-// What a functor returns when it computes several results per element (a backward's gradients, one per
-// input): the loops store v[k] to output k. Plain data, so CUDA's functors return it too.
+// How the loops read a functor's result: one value, or Outputs (uaccel/pointwise.h) of several.
 #include <cstddef>
 
-namespace uaccel {
+#include <uaccel/pointwise.h>
 
-template <typename T, size_t N>
-struct Outputs {
-  T v[N];
-};
+namespace uaccel {
 
 // Result k of a functor's return value, whether it returns one value or Outputs.
 template <typename R>

@@ -3,7 +3,7 @@
 // compiled once per library by cmake/TorchUaccelPointwise.cmake): the list of its ops, and what the
 // build checks of each op's header before anything is made of it. A check that fails stops the op there
 // with one message saying what is missing (the library unit reports; the kernel units skip the op).
-#include <uaccel/pointwise.h>
+#include <uaccel/detail/pointwise_op.h>
 
 namespace uaccel::pointwise {
 

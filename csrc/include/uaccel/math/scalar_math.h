@@ -66,13 +66,6 @@ struct ExpTraits<double> {
                                                 inverse_factorial(11), inverse_factorial(12), inverse_factorial(13)};
 };
 
-// Double's steps and range to float's accuracy, for float math evaluated in double (GELU's Phi): q(t) a
-// degree-4 minimax fit (Lawson's algorithm, as float's), relative error 3.1e-9, a twentieth of float's ulp.
-struct ExpTraitsFloatInDouble : ExpTraits<double> {
-  static constexpr std::array<double, 5> kQ = {
-      0x1.fffffb9afd167p-2, 0x1.55549167a2c56p-3, 0x1.5558f1238e8e9p-5, 0x1.1239d3c1f70fdp-7, 0x1.6a244a9e3b5b7p-10};
-};
-
 } // namespace detail
 
 // The math vocabulary for scalars (CUDA, the CPU's strided loops; vec_math.h has each for vectors):
@@ -174,10 +167,10 @@ template <typename T>
 C10_HOST_DEVICE T max(T a, T b) {
   return a != a || b < a ? a : b;
 }
-// 1/x: `reciprocal` within an ulp, `reciprocal_estimate` for a quotient that a correction step finishes
-// (times_sigmoid in activation_math.h): a division here, but for float on CUDA its approximate reciprocal
-// (MUFU.RCP, 2 ulp for normal x), sparing the division's refinement and its slow path; the vector forms
-// (vec_math.h) come from the instruction set's estimate (to 2^-14).
+// 1/x: `reciprocal` within an ulp, `reciprocal_estimate` for a quotient that a correction step finishes:
+// a division here, but for float on CUDA its approximate reciprocal (MUFU.RCP, 2 ulp for normal x),
+// sparing the division's refinement and its slow path; the vector forms (vec_math.h) come from the
+// instruction set's estimate (to 2^-14).
 template <typename T>
 C10_HOST_DEVICE T reciprocal(T x) {
   return T(1) / x;
@@ -191,44 +184,6 @@ C10_HOST_DEVICE T reciprocal_estimate(T x) {
 #endif
   return T(1) / x;
 }
-
-// Whether float math is evaluated in double (`widened`, GELU's Phi): for float scalars (CUDA, the CPU's strided
-// loops), whose conversions are an instruction each.
-template <typename V>
-inline constexpr bool kWidened = false;
-template <>
-inline constexpr bool kWidened<float> = true;
-
-// f(x) in double, its N results rounded once each to float; f returns std::array<double, N>.
-template <size_t N, typename F>
-C10_HOST_DEVICE std::array<float, N> widened(float x, const F& f) {
-  const auto wide = f(static_cast<double>(x));
-  std::array<float, N> narrowed{};
-  for (size_t i = 0; i < N; ++i) {
-    narrowed[i] = static_cast<float>(wide[i]);
-  }
-  return narrowed;
-}
-
-// 1/x in double to 2^-44 for normal x of float's range: float's reciprocal estimate (2^-22) and a Newton
-// step, sparing a double division.
-C10_HOST_DEVICE inline double reciprocal_float_in_double(double x) {
-  const double r = reciprocal_estimate(static_cast<float>(x));
-  return fma(r, fnma(x, r, 1.0), r);
-}
-
-// Whether SiLU and GELU (both forms) and their derivatives look their negative sides up in activation_tables.h's
-// polynomials (activation_math.h's silu_by_table, gelu_by_table, cdf_by_table): on AVX-512's float vectors, which pick
-// a coefficient out of 32 in one instruction.
-template <typename V>
-inline constexpr bool kByTable = false;
-// The same from short tables (the ...Avx2 ones, 8 intervals): on AVX2's float vectors, whose VPERMPS picks out of 8
-// (SiLU's forward divides there instead: activation_math.h's silu_by_division).
-template <typename V>
-inline constexpr bool kByShortTable = false;
-// Either: the activations' table paths (activation_math.h).
-template <typename V>
-inline constexpr bool kByAnyTable = kByTable<V> || kByShortTable<V>;
 
 namespace detail {
 // e^x for x <= 0 (NaN stays NaN) as hi + lo, lo being hi's rounding error: vec_math.h's exp_parts for one
@@ -269,20 +224,11 @@ C10_HOST_DEVICE T exp_nonpositive(T x) {
   return exp_nonpositive(x, lo);
 }
 
-// 1 / (1 + e^-x) from e = e^-|x| <= 1, which neither overflows nor cancels: within 2 ulp of exp's
-// error (e's error, scaled by at most 1/2, and two roundings).
+// 1 / (1 + e^-x) from e = e^-|x| <= 1, which neither overflows nor cancels: within 2.5 ulp.
 template <typename T>
 C10_HOST_DEVICE T sigmoid(T x) {
   const T e = exp(-abs(x));
   return (x < T(0) ? e : T(1)) / (T(1) + e);
-}
-
-// e^x for x <= 0 in double to float's accuracy, by vec_math.h's steps for double lanes
-// (ExpTraitsFloatInDouble, a degree-4 polynomial): fewer double operations than a full double exp, which
-// on CUDA run at half float's rate or less.
-C10_HOST_DEVICE inline double exp_nonpositive_float_in_double(double x) {
-  double lo;
-  return detail::exp_by_steps<double, detail::ExpTraitsFloatInDouble>(x, lo);
 }
 
 } // namespace uaccel::math

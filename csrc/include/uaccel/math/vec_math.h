@@ -2,7 +2,7 @@
 // Vector math on at::vec::Vectorized that ops share. Include it only from *_isa.cpp files: like
 // ATen's vec code it lives in the inline namespace CPU_CAPABILITY, one copy per instruction set.
 //
-// exp and expm1 on the activations' negative sides (x <= 0), at about 12 operations per vector:
+// exp and expm1 on the negative side (x <= 0), at about 12 operations per vector:
 //   x = n ln2 + t, |t| <= ln2/2: adding kMagic to x / ln2 rounds it to n and leaves n + bias in the
 //     low bits, so 2^n is those bits shifted into the exponent field (no integer conversion);
 //     t = x - n ln2 in one fma for float's expm1 (|n| <= 25: ln2 rounded to float is close enough),
@@ -79,7 +79,7 @@ at::vec::Vectorized<T> exp_parts(at::vec::Vectorized<T> x, const Reconstruct& re
 
 } // namespace detail
 
-// a * b + c rounded once on every instruction set, as compensated arithmetic needs (SiLU's quotient):
+// a * b + c rounded once on every instruction set, as compensated arithmetic needs:
 // on the DEFAULT one at::vec::fmadd is a * b + c, rounded twice.
 template <typename T>
 at::vec::Vectorized<T> fma(at::vec::Vectorized<T> a, at::vec::Vectorized<T> b, at::vec::Vectorized<T> c) {
@@ -172,23 +172,6 @@ template <typename T>
 at::vec::Vectorized<T> exp_nonpositive(at::vec::Vectorized<T> x, at::vec::Vectorized<T>& lo) {
   using Vec = at::vec::Vectorized<T>;
   return detail::exp_parts<T, false>(at::vec::clamp_min(x, Vec(detail::ExpTraits<T>::kExpVanishes)), [&](Vec s, Vec r) {
-    const Vec e = at::vec::fmadd(s, r, s);
-    lo = fma(s, r, s - e);
-    return e;
-  });
-}
-
-// 2^kScaleBits exp(x) for float lanes x from -105 to 0 (NaN stays NaN) as hi + lo, exp_nonpositive's
-// pair: the scale keeps 2^n normal where exp(x) is subnormal or 0 (n down to -152), so that a caller's
-// last multiplication by 2^-kScaleBits rounds once into the subnormals.
-template <int kScaleBits>
-struct ExpTraitsScaled : detail::ExpTraits<float> {
-  static constexpr float kMagic = detail::ExpTraits<float>::kMagic + kScaleBits;  // n + 127 + kScaleBits
-};
-template <int kScaleBits>
-at::vec::Vectorized<float> scaled_exp_in_range(at::vec::Vectorized<float> x, at::vec::Vectorized<float>& lo) {
-  using Vec = at::vec::Vectorized<float>;
-  return detail::exp_parts<float, false, ExpTraitsScaled<kScaleBits>>(x, [&](Vec s, Vec r) {
     const Vec e = at::vec::fmadd(s, r, s);
     lo = fma(s, r, s - e);
     return e;
@@ -297,77 +280,6 @@ template <typename T>
 at::vec::Vectorized<T> one_plus_exp(at::vec::Vectorized<T> x) {
   return cpu::one_plus_exp(x);
 }
-template <int kScaleBits>
-at::vec::Vectorized<float> scaled_exp_in_range(at::vec::Vectorized<float> x, at::vec::Vectorized<float>& lo) {
-  return cpu::scaled_exp_in_range<kScaleBits>(x, lo);
-}
-#if defined(CPU_CAPABILITY_AVX512)
-// y where x >= flush_below, else 0; then x's special values by one VFIXUPIMMPS: +-0 and +inf give x,
-// -inf and NaN a NaN (SiLU's, activation_math.h's silu_as_quotient).
-C10_ALWAYS_INLINE at::vec::Vectorized<float> with_silu_special_values(
-    at::vec::Vectorized<float> y, at::vec::Vectorized<float> x, float flush_below) {
-  // One response nibble per class of x: QNaN, SNaN -> QNaN(x); 0 -> x; 1, negative, positive -> y;
-  // -inf -> the default NaN; +inf -> x.
-  constexpr int kResponses = 0x00130122;
-  const __m512 flushed = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, _mm512_set1_ps(flush_below), _CMP_GE_OQ), y);
-  return _mm512_fixupimm_ps(flushed, x, _mm512_set1_epi32(kResponses), 0);
-}
-// The lanes whose sign bit is set (-0 among them).
-C10_ALWAYS_INLINE LaneMask<float> sign_bit_set(at::vec::Vectorized<float> x) {
-  return {_mm512_movepi32_mask(_mm512_castps_si512(x))};
-}
-// Whether every lane is at least (at most) `bound`, none NaN.
-template <int kPredicate>
-C10_ALWAYS_INLINE bool all_lanes(at::vec::Vectorized<float> x, float bound) {
-  return _mm512_cmp_ps_mask(x, _mm512_set1_ps(bound), kPredicate) == 0xFFFF;
-}
-C10_ALWAYS_INLINE bool all_at_least(at::vec::Vectorized<float> x, float bound) {
-  return all_lanes<_CMP_GE_OQ>(x, bound);
-}
-C10_ALWAYS_INLINE bool all_at_most(at::vec::Vectorized<float> x, float bound) {
-  return all_lanes<_CMP_LE_OQ>(x, bound);
-}
-// max(x, 0) in one VMAXPS, which returns its second operand, x, where both are zeros: -0 stays -0.
-C10_ALWAYS_INLINE at::vec::Vectorized<float> positive_part(at::vec::Vectorized<float> x) {
-  return _mm512_max_ps(_mm512_setzero_ps(), x);
-}
-// table[index % 32] in every lane, index the low bits of `bits`'s lanes: a table of 32 floats in two
-// registers, one VPERMT2PS.
-C10_ALWAYS_INLINE at::vec::Vectorized<float> lookup(const float (&table)[32], at::vec::Vectorized<float> bits) {
-  return _mm512_permutex2var_ps(_mm512_load_ps(table), _mm512_castps_si512(bits), _mm512_load_ps(table + 16));
-}
-#endif
-#if defined(CPU_CAPABILITY_AVX2)
-// AVX2's forms of the above (activation_math.h's SiLU and GELU by table).
-template <int kPredicate>
-C10_ALWAYS_INLINE bool all_lanes(at::vec::Vectorized<float> x, float bound) {
-  return _mm256_movemask_ps(_mm256_cmp_ps(x, _mm256_set1_ps(bound), kPredicate)) == 0xFF;
-}
-C10_ALWAYS_INLINE bool all_at_most(at::vec::Vectorized<float> x, float bound) {
-  return all_lanes<_CMP_LE_OQ>(x, bound);
-}
-// Whether every lane is within [low, high], none NaN: |x - middle| <= half, whose rounding admits at most
-// half an ulp of it beyond either end, compared as bits (a nonnegative float's order is its bits'): adding
-// 2^31 - 1 - bits(half) sets the sign bit exactly where the bits exceed half's, NaN's among them. The
-// integer addition runs on any vector port, a VCMPPS only on the two that multiply.
-C10_ALWAYS_INLINE bool all_within(at::vec::Vectorized<float> x, float low, float high) {
-  const __m256 distance = (x - at::vec::Vectorized<float>((low + high) / 2)).abs();
-  const int32_t beyond = std::numeric_limits<int32_t>::max() - c10::bit_cast<int32_t>((high - low) / 2);
-  return _mm256_movemask_ps(
-             _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(distance), _mm256_set1_epi32(beyond)))) == 0;
-}
-C10_ALWAYS_INLINE at::vec::Vectorized<float> positive_part(at::vec::Vectorized<float> x) {
-  return _mm256_max_ps(_mm256_setzero_ps(), x);
-}
-// The lanes whose sign bit is set: x itself, as select's VBLENDVPS reads only the sign bits.
-C10_ALWAYS_INLINE at::vec::Vectorized<float> sign_bit_set(at::vec::Vectorized<float> x) {
-  return x;
-}
-// table[index % 8] in every lane: 8 floats in one register, one VPERMPS.
-C10_ALWAYS_INLINE at::vec::Vectorized<float> lookup(const float (&table)[8], at::vec::Vectorized<float> bits) {
-  return _mm256_permutevar8x32_ps(_mm256_load_ps(table), _mm256_castps_si256(bits));
-}
-#endif
 template <typename T>
 at::vec::Vectorized<T> fma(at::vec::Vectorized<T> a, at::vec::Vectorized<T> b, at::vec::Vectorized<T> c) {
   return cpu::fma(a, b, c);
@@ -430,7 +342,6 @@ at::vec::Vectorized<T> erf(at::vec::Vectorized<T> x) {
 #endif
   return x.erf();
 }
-// GELU's float vectors on AVX2/AVX-512 take their tables and Gaussian tail (activation_math.h) instead.
 template <typename T>
 at::vec::Vectorized<T> erfc(at::vec::Vectorized<T> x) {
 #if defined(CPU_CAPABILITY_AVX512) || defined(CPU_CAPABILITY_AVX2)
@@ -462,14 +373,5 @@ at::vec::Vectorized<T> sigmoid(at::vec::Vectorized<T> x) {
 }
 
 } // namespace CPU_CAPABILITY
-
-#if defined(CPU_CAPABILITY_AVX512)
-template <>
-inline constexpr bool kByTable<at::vec::Vectorized<float>> = true;
-#endif
-#if defined(CPU_CAPABILITY_AVX2)
-template <>
-inline constexpr bool kByShortTable<at::vec::Vectorized<float>> = true;
-#endif
 
 } // namespace uaccel::math

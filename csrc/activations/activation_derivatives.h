@@ -8,7 +8,7 @@
 #include <string_view>
 #include <utility>
 
-#include <uaccel/math/activation_math.h>
+#include "activation_math.h"
 
 namespace uaccel::math {
 

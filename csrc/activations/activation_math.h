@@ -10,8 +10,9 @@
 
 #include <array>
 
-#include <uaccel/math/activation_tables.h>
 #include <uaccel/math/scalar_math.h>
+#include "activation_parts.h"
+#include "activation_tables.h"
 #ifdef CPU_CAPABILITY
 #include <uaccel/math/vec_math.h>
 #endif
