@@ -18,8 +18,8 @@ PY := $(VENV)/bin/python
 BUILD_DIR := $(abspath build/cmake-$(subst .,,$(notdir $(VENV))))
 SOURCES := setup.py pyproject.toml CMakeLists.txt $(shell find csrc cmake -type f)
 
-.PHONY: run test cpp-test sanitize bench build clean lint format expm1-sweep wheel wheel-test example-test \
-  example-test-here
+.PHONY: run test cpp-test sanitize bench build clean lint format expm1-sweep accuracy wheel wheel-test \
+  example-test example-test-here
 run: build
 	$(PY) -m torch_uaccel
 
@@ -41,6 +41,10 @@ bench: build
 # CI checks a dense sample in tests/test_expm1_accuracy.py).
 expm1-sweep: build
 	$(PY) tests/expm1_sweep.py
+
+# docs/accuracy.md: every op's forward and derivative on each CPU path this machine runs, against float64.
+accuracy: build
+	$(PY) tools/accuracy_record.py
 
 # The LibTorch side, against the library `make build` built: the GoogleTest suite and the C++ example
 # under CTest, then `cmake --install` and projects outside the tree that find_package() it: a

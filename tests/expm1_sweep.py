@@ -13,17 +13,9 @@ import time
 import torch
 
 import torch_uaccel
+from torch_uaccel._testing.accuracy import ulp_error
 
 NEGATIVE_PATTERNS = (-(2**31), -(2**23))  # int32 views of 0x80000000 (-0.0) .. 0xFF7FFFFF (-FLT_MAX)
-
-
-def ulp_error(actual: torch.Tensor, reference: torch.Tensor) -> torch.Tensor:
-    """|actual - reference| in units of the float32 spacing just below |reference| (the smaller
-    of the two spacings at a power of two, so never an underestimate)."""
-    magnitude = reference.float().abs()
-    spacing = magnitude - torch.nextafter(magnitude, torch.zeros_like(magnitude))
-    spacing = torch.where(magnitude > 0, spacing, torch.finfo(torch.float32).smallest_normal * 2.0**-23)
-    return (actual.double() - reference).abs() / spacing.double()
 
 
 def sweep(step: int = 1, chunk: int = 2**24) -> dict:

@@ -3,14 +3,18 @@ over a dense sample of every binade (the exhaustive sweep is `make expm1-sweep`)
 backward's exp over random samples. At most 2 ulp, as the contract says."""
 
 import math
+import pathlib
 
 import pytest
 import torch
-from expm1_sweep import sweep, ulp_error
+from expm1_sweep import sweep
 
 import torch_uaccel
+from torch_uaccel._testing import accuracy
+from torch_uaccel._testing.accuracy import ulp_error
 
 pytestmark = pytest.mark.cpu_kernels
+ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def test_float32_expm1_on_a_dense_sample_of_all_negative_floats():
@@ -91,7 +95,7 @@ def test_float32_silu_within_2_ulp_where_normal(path):
     if path == "strided":
         x = _strided(x)
     ours, reference = torch.ops.uaccel.silu(x), torch.nn.functional.silu(x.double())
-    flushed = x < -87.3
+    flushed = x < accuracy.NORMAL_FROM["silu"]
     normal = (reference.abs() >= torch.finfo(torch.float32).smallest_normal) & ~flushed
     errors = ulp_error(ours, reference)[normal]
     assert errors.max() <= 2, (float(errors.max()), float(x[normal][errors.argmax()]))
@@ -122,30 +126,12 @@ def test_float32_silu_derivative_on_either_path(path):
     assert errors.max() <= 3.5, (float(errors.max()), float(x[errors.argmax()]))
 
 
-def _gelu_reference(x: torch.Tensor, approximate: str) -> torch.Tensor:
-    """GELU in float64 without the cancellation of F.gelu's own formula (1 + erf, 1 + tanh lose every
-    digit below x = -8 even in float64): x Phi(x) with Phi from erfc, or x sigmoid(2u) for 'tanh'
-    (0.5 (1 + tanh(u)) = sigmoid(2u), the same function)."""
-    x = x.double()
-    if approximate == "tanh":
-        u = math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)
-        return x * torch.sigmoid(2 * u)
-    return x * 0.5 * torch.special.erfc(-x / math.sqrt(2))
-
-
-# Where each GELU's float32 accuracy ends: below, erfc(-x / sqrt(2)) ('none') or exp(-|v|) ('tanh', as
-# exp(x) for SiLU below -87.3) leaves the normal floats, while the result is still normal down to -13.2
-# and -10.2. For 'tanh', exp(-|v|)'s low part (v's rounding, carried) is subnormal from x = -9.2 on: 2.03
-# ulp at x = -9.985 (every float32 of [-10, 0] swept on the AVX2 path).
-GELU_NORMAL_FROM = {"none": -12.9, "tanh": -9.95}
-
-
 @pytest.mark.parametrize("strided", [False, True], ids=["contiguous", "strided"])
 @pytest.mark.parametrize("approximate", ["none", "tanh"])
 def test_float32_gelu_within_2_ulp_where_normal(approximate, strided):
     """GELU's contract (csrc/ops/gelu.h): float32 within 2 ulp of float64 wherever the result and its
     exponential part are normal, the negative tail included (F.gelu's own float32 kernel is 1113 ulp off
-    at x = -3), on every step-th bit pattern of [-16, 16]. Below GELU_NORMAL_FROM the error is at most a
+    at x = -3), on every step-th bit pattern of [-16, 16]. Below accuracy.NORMAL_FROM the error is at most a
     few subnormal spacings (times |x|) for 'none', and the result may be flushed to 0 for 'tanh'."""
     largest = torch.tensor(16.0).view(torch.int32).item()
     patterns = torch.arange(0, largest, 1021, dtype=torch.int32)
@@ -153,8 +139,8 @@ def test_float32_gelu_within_2_ulp_where_normal(approximate, strided):
     x = torch.cat([positive, -positive])
     if strided:  # the scalar loop: CUDA's math
         x = _strided(x)
-    ours, reference = torch.ops.uaccel.gelu(x, approximate=approximate), _gelu_reference(x, approximate)
-    tail = x < GELU_NORMAL_FROM[approximate]
+    ours, reference = torch.ops.uaccel.gelu(x, approximate=approximate), accuracy.gelu(x, approximate)
+    tail = x < accuracy.NORMAL_FROM[approximate]
     normal = (reference.abs() >= torch.finfo(torch.float32).smallest_normal) & ~tail
     errors = ulp_error(ours, reference)[normal]
     assert errors.max() <= 2, (float(errors.max()), float(x[normal][errors.argmax()]))
@@ -165,17 +151,6 @@ def test_float32_gelu_within_2_ulp_where_normal(approximate, strided):
         assert ((ours[tail] == 0) | (ulp_error(ours, reference)[tail] <= 2)).all()
 
 
-def _gelu_derivative_terms(x: torch.Tensor, approximate: str) -> tuple[torch.Tensor, torch.Tensor]:
-    """GELU's derivative as the sum of two terms in float64: Phi(x) and x phi(x), or for 'tanh' s and
-    x s (1 - s) v'(x), s = sigmoid(v(x)), v(x) = 2 sqrt(2/pi) (x + 0.044715 x^3)."""
-    x = x.double()
-    if approximate == "tanh":
-        beta = 2 * math.sqrt(2 / math.pi)
-        s = torch.sigmoid(beta * (x + 0.044715 * x**3))
-        return s, x * s * (1 - s) * beta * (1 + 3 * 0.044715 * x**2)
-    return 0.5 * torch.special.erfc(-x / math.sqrt(2)), x * torch.exp(-x * x / 2) / math.sqrt(2 * math.pi)
-
-
 @pytest.mark.parametrize("approximate", ["none", "tanh"])
 @pytest.mark.parametrize("path", ["table", "wide", "strided"])
 def test_float32_gelu_and_its_derivative_on_either_path(path, approximate):
@@ -184,7 +159,7 @@ def test_float32_gelu_and_its_derivative_on_either_path(path, approximate):
     -5 in every vector: 'none' from its Gaussian tail, 'tanh' from exp); a strided input takes the
     scalar loop, whose math is CUDA's ('none' widened to double there): each within GELU's 2 ulp,
     and its derivative within 2 ulp ('none'; the DEFAULT set's float vectors 4; 'tanh': 4.5) of the
-    larger of its two terms (_gelu_derivative_terms: they cancel where it crosses 0 near x = -0.75;
+    larger of its two terms (accuracy.gelu_derivative_terms: they cancel where it crosses 0 near x = -0.75;
     ATen's float32 gelu_backward is off by over 4000 of those ulps near x = -4.4), on every step-th bit
     pattern of [-4.5, 8]."""
     low, high = (torch.tensor(v).view(torch.int32).item() for v in (4.5, 8.0))
@@ -196,9 +171,9 @@ def test_float32_gelu_and_its_derivative_on_either_path(path, approximate):
         x = _with_a_tail_lane_per_vector(x, -5.0)
     if path == "strided":
         x = _strided(x)
-    errors = ulp_error(torch.ops.uaccel.gelu(x, approximate=approximate), _gelu_reference(x, approximate))
+    errors = ulp_error(torch.ops.uaccel.gelu(x, approximate=approximate), accuracy.gelu(x, approximate))
     assert errors.max() <= 2, (float(errors.max()), float(x[errors.argmax()]))
-    first, second = _gelu_derivative_terms(x, approximate)
+    first, second = accuracy.gelu_derivative_terms(x, approximate)
     derivative = torch.ops.uaccel.gelu_backward(torch.ones_like(x), x, approximate=approximate)
     larger_term = torch.maximum(first, second.abs()).float()
     spacing = (larger_term - torch.nextafter(larger_term, torch.zeros_like(larger_term))).double()
@@ -213,15 +188,15 @@ def test_float32_gelu_and_its_derivative_on_either_path(path, approximate):
 def test_float32_gelu_and_its_derivative_in_the_negative_tail():
     """Below the tables' reach GELU 'none' and its derivative come from Phi(-a) = e^(-a^2/2) R(a) (AVX2,
     AVX-512: activation_math.h's gaussian_tail; the DEFAULT set from erfc), where both are tiny and only
-    relative accuracy says anything: every 61st float32 of [-13.1, -4.5] (GELU to GELU_NORMAL_FROM, its
+    relative accuracy says anything: every 61st float32 of [-13.1, -4.5] (GELU to accuracy.NORMAL_FROM, its
     derivative to where it leaves the normal floats) within 2 ulp (the derivative: of the larger of its two terms; the DEFAULT
     set's erfc in float vectors, 4). Every 7th float32 there: 0.94 / 1.11 ulp (AVX-512), 1.23 / 1.11 (AVX2)."""
     low, high = (torch.tensor(v).view(torch.int32).item() for v in (4.5, 13.1))
     x = -torch.arange(low, high, 61, dtype=torch.int32).view(torch.float32)
-    contract = x >= GELU_NORMAL_FROM["none"]
-    errors = ulp_error(torch.ops.uaccel.gelu(x), _gelu_reference(x, "none"))[contract]
+    contract = x >= accuracy.NORMAL_FROM["none"]
+    errors = ulp_error(torch.ops.uaccel.gelu(x), accuracy.gelu(x, "none"))[contract]
     assert errors.max() <= 2, (float(errors.max()), float(x[contract][errors.argmax()]))
-    first, second = _gelu_derivative_terms(x, "none")
+    first, second = accuracy.gelu_derivative_terms(x, "none")
     derivative = torch.ops.uaccel.gelu_backward(torch.ones_like(x), x)
     larger_term = torch.maximum(first, second.abs()).float()
     normal = larger_term >= torch.finfo(torch.float32).smallest_normal
@@ -229,3 +204,26 @@ def test_float32_gelu_and_its_derivative_in_the_negative_tail():
     errors = ((derivative.double() - (first + second)).abs() / spacing)[normal]
     bound = 4 if torch_uaccel.build_info()["cpu_kernels"] == "DEFAULT" else 2
     assert errors.max() <= bound, (float(errors.max()), float(x[normal][errors.argmax()]))
+
+
+def test_the_accuracy_record_covers_every_path_and_stays_within_the_bounds(tmp_path):
+    """`make accuracy` (tools/accuracy_record.py) on a sparse sample: a row per function and dtype, a column
+    per CPU path this machine runs and the strided one, every cell a finite error within the bounds above."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("accuracy_record", ROOT / "tools" / "accuracy_record.py")
+    record = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(record)
+    output = tmp_path / "accuracy.md"
+    assert record.main(["--step", str(2**20 + 7), "--output", str(output)]) == 0
+    rows = [
+        line.split("|")[1:-1]
+        for line in output.read_text().splitlines()
+        if line.startswith("| ") and not line.startswith("| function")
+    ]
+    paths = len(torch_uaccel.build_info()["cpu_runnable"]) + 1
+    assert len(rows) == 3 * len(record.functions())
+    for name, *cells in rows:
+        assert len(cells) == paths
+        errors = [float(cell.split(" at ")[0]) for cell in cells]
+        assert all(math.isfinite(e) and e <= 4.5 for e in errors), (name, errors)

@@ -14,15 +14,10 @@ inline namespace CPU_CAPABILITY {
 
 // Tabulated (uaccel/pointwise.h's Formula): a 16-bit x's silu and silu' are looked up.
 template <typename T>
-struct Forward : pointwise::Formula<Forward<T>> {
-  static constexpr size_t kTabulatedInput = 0;
+struct Forward : pointwise::TabulatedFormula<Forward<T>> {
   template <typename V>
-  C10_HOST_DEVICE Outputs<V, 1> tabulated(V x) const {
-    return {{math::silu<T>(x)}};
-  }
-  template <typename V>
-  C10_HOST_DEVICE V combine(Outputs<V, 1> silu) const {
-    return silu.v[0];
+  C10_HOST_DEVICE V apply(V x) const {
+    return math::silu<T>(x);
   }
 };
 
@@ -42,22 +37,13 @@ struct Backward : pointwise::Formula<Backward<T>> {
 
 } // namespace CPU_CAPABILITY
 
-struct Op {
+struct Op : pointwise::Functors<Forward, Backward> {
   static constexpr const char* kName = "silu";
   static constexpr pointwise::Schemas kSchemas{
       .forward = "silu(Tensor self) -> Tensor",
       .inplace = "silu_(Tensor(a!) self) -> ()",
       .backward = "silu_backward(Tensor grad_output, Tensor self) -> Tensor",
   };
-
-  template <typename T, typename Run>
-  static void forward(const Run& run) {
-    run(Forward<T>{});
-  }
-  template <typename T, typename Run>
-  static void backward(const Run& run) {
-    run(Backward<T>{});
-  }
   static at::Tensor backward_wrt_saved(const at::Tensor& h, const at::Tensor& x) {
     return h * math::silu_derivatives(x).second;
   }

@@ -40,21 +40,12 @@ struct Backward : pointwise::Formula<Backward<T>> {
 
 } // namespace CPU_CAPABILITY
 
-struct Op {
+struct Op : pointwise::Functors<Forward, Backward> {
   static constexpr const char* kName = "silu_mul";
   static constexpr pointwise::Schemas kSchemas{
       .forward = "silu_mul(Tensor gate, Tensor up) -> Tensor",
       .backward = "silu_mul_backward(Tensor grad_output, Tensor gate, Tensor up) -> (Tensor, Tensor)",
   };
-
-  template <typename T, typename Run>
-  static void forward(const Run& run) {
-    run(Forward<T>{});
-  }
-  template <typename T, typename Run>
-  static void backward(const Run& run) {
-    run(Backward<T>{});
-  }
   // f = silu(gate) up: f_gg = silu''(gate) up, f_gu = silu'(gate), f_uu = 0.
   static std::array<at::Tensor, 2> backward_wrt_saved(
       const at::Tensor& h_gate, const at::Tensor& h_up, const at::Tensor& gate, const at::Tensor& up) {

@@ -23,7 +23,8 @@
 //       Scalar at::Scalar, float double, int int64_t, bool bool, str std::string_view, T? std::optional
 //   template <typename T, typename Run> static void forward(const Run& run, <parameters>...);
 //   template <typename T, typename Run> static void backward(const Run& run, <backward parameters>...);
-//       each calls run(functor) with its functor in the math type T (float for half types)
+//       each calls run(functor) with its functor in the math type T (float for half types); an op
+//       without parameters inherits both from pointwise::Functors<Forward, Backward>
 //   static backward_wrt_saved(h..., saved..., <backward parameters>...);
 //       the second derivative: for each input j, the sum over inputs i of h_i * d2f / (dx_i dx_j), in
 //       differentiable tensor ops (a Tensor for one input, std::array<at::Tensor, N> for N; computed in
@@ -161,6 +162,35 @@ struct Formula {
     return static_cast<const Math&>(*this).apply(x...);
   }
 #endif
+};
+
+// A one-input Formula whose function a 16-bit input looks up rather than computes: `apply(V x)` alone,
+// tabulated whole (struct Forward : TabulatedFormula<Forward<T>> { apply(V x) }).
+template <typename Math>
+struct TabulatedFormula : Formula<Math> {
+  static constexpr size_t kTabulatedInput = 0;
+  template <typename V>
+  C10_HOST_DEVICE Outputs<V, 1> tabulated(V x) const {
+    return {{static_cast<const Math&>(*this).apply(x)}};
+  }
+  template <typename V>
+  C10_HOST_DEVICE V combine(Outputs<V, 1> function) const {
+    return function.v[0];
+  }
+};
+
+// The forward and backward of an op without parameters, each running its functor:
+// struct Op : pointwise::Functors<Forward, Backward> { kName, kSchemas, backward_wrt_saved }.
+template <template <typename> typename Forward, template <typename> typename Backward>
+struct Functors {
+  template <typename T, typename Run>
+  static void forward(const Run& run) {
+    run(Forward<T>{});
+  }
+  template <typename T, typename Run>
+  static void backward(const Run& run) {
+    run(Backward<T>{});
+  }
 };
 
 } // namespace uaccel::pointwise

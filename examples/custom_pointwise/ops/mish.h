@@ -44,22 +44,13 @@ struct Backward : uaccel::pointwise::Formula<Backward<T>> {
 
 } // namespace CPU_CAPABILITY
 
-struct Op {
+struct Op : uaccel::pointwise::Functors<Forward, Backward> {
   static constexpr const char* kName = "mish";
   static constexpr uaccel::pointwise::Schemas kSchemas{
       .forward = "mish(Tensor self) -> Tensor",
       .inplace = "mish_(Tensor(a!) self) -> ()",
       .backward = "mish_backward(Tensor grad_output, Tensor self) -> Tensor",
   };
-
-  template <typename T, typename Run>
-  static void forward(const Run& run) {
-    run(Forward<T>{});
-  }
-  template <typename T, typename Run>
-  static void backward(const Run& run) {
-    run(Backward<T>{});
-  }
   // f'' = 2 t' + x t'', t' = (1 - t^2) s, t'' = s (1 - s)(1 - t^2) - 2 t t' s; s = sigmoid(x).
   static at::Tensor backward_wrt_saved(const at::Tensor& h, const at::Tensor& x) {
     const auto t = at::tanh(at::softplus(x)), s = at::sigmoid(x), one_minus_t2 = 1 - t * t;
