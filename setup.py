@@ -1,5 +1,5 @@
 """Build torch_uaccel: CMake (CMakeLists.txt, the one build description) builds libuaccel, and this
-script copies it into the package, where torch_uaccel/_library.py loads it. The same CMake project
+script copies it into the package, where torch_uaccel/_native.py loads it. The same CMake project
 installs the LibTorch package (find_package(TorchUaccel)); see the README.
 
 setup.py translates the environment into CMake options (as vLLM's setup.py does), and writes what
@@ -67,7 +67,7 @@ def cmake_arguments() -> list[str]:
 
 
 BUILD_RECORD = """\
-# Written by setup.py: the torch this copy of libuaccel was built against (_library.py checks it).
+# Written by setup.py: the torch this copy of libuaccel was built against (_native.py checks it).
 TORCH_VERSION = {torch!r}
 CUDA_VERSION = {cuda!r}
 """

@@ -46,9 +46,9 @@ class Dense:
 def pointwise_ops() -> dict[str, int]:
     """Each pointwise op of the library (its forward's name) and its number of input tensors: each has
     a dense forward kernel (inputs -> 1) and a dense backward one (grad_output and inputs -> inputs)."""
-    from torch_uaccel import _library
+    from torch_uaccel import _schemas
 
-    return {op._schema.name.removeprefix("uaccel::"): _library.tensor_inputs(op) for op in _library.forward_ops()}
+    return {op._schema.name.removeprefix("uaccel::"): _schemas.tensor_inputs(op) for op in _schemas.forward_ops()}
 
 
 def _package_binary(distribution: str, name: str) -> pathlib.Path | None:
@@ -85,7 +85,7 @@ def find_tool(name: str) -> pathlib.Path | None:
 
 
 def default_library() -> pathlib.Path:
-    """torch_uaccel/libuaccel.so (torch_uaccel._library.path), found without importing torch."""
+    """torch_uaccel/libuaccel.so (torch_uaccel._native.path), found without importing torch."""
     spec = importlib.util.find_spec("torch_uaccel")
     if spec is None or spec.origin is None:
         raise SystemExit("torch_uaccel is not installed; pass the library's path")

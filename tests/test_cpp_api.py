@@ -50,7 +50,7 @@ std::vector<int64_t> plumbing(const at::Tensor& src, int64_t alignment) {
 
 @pytest.fixture(scope="module")
 def cpp_program(tmp_path_factory):
-    library = torch_uaccel._library.path
+    library = torch_uaccel._native.path
     return load_inline(
         name="uaccel_cpp_api_test",
         cpp_sources=SOURCE,
@@ -87,7 +87,7 @@ def test_package_uses_the_library_a_cpp_host_already_loaded(tmp_path):
     first) and then imports torch_uaccel: the package uses the loaded library instead of
     registering the uaccel ops a second time, which the dispatcher would refuse."""
     host_copy = tmp_path / "libuaccel.so"
-    shutil.copyfile(torch_uaccel._library.path, host_copy)
+    shutil.copyfile(torch_uaccel._native.path, host_copy)
     code = f"""
 import ctypes
 import torch
@@ -96,7 +96,7 @@ import torch_uaccel
 x = torch.randn(100, requires_grad=True)
 torch.testing.assert_close(torch_uaccel.elu(x, 1.0), torch.nn.functional.elu(x, 1.0))
 maps = open("/proc/self/maps").read()
-assert {str(host_copy)!r} in maps and {str(torch_uaccel._library.path)!r} not in maps, maps
+assert {str(host_copy)!r} in maps and {str(torch_uaccel._native.path)!r} not in maps, maps
 """
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr

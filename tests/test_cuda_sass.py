@@ -18,7 +18,7 @@ from cuda_sass import (
 )
 
 import torch_uaccel
-from torch_uaccel import _library
+from torch_uaccel import _native
 
 OPS = pointwise_ops()
 DENSE_KERNELS = [(dtype, op) for dtype in DENSE_DTYPES for op in OPS]  # each: a forward and a backward
@@ -33,7 +33,7 @@ def build():
     cuobjdump = find_tool("cuobjdump")
     if cuobjdump is None or find_tool("nvdisasm") is None:
         pytest.skip("cuobjdump/nvdisasm not installed (pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm)")
-    return cuobjdump, _library.path, info
+    return cuobjdump, _native.path, info
 
 
 @pytest.fixture(scope="module")

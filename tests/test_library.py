@@ -18,7 +18,7 @@ LIBSTDCXX_INTERNALS = ("_ZNSt6locale7classicEv", "_ZNSt8ios_base4InitC1Ev")
 
 
 def _readelf(*options: str) -> str:
-    return subprocess.run([READELF, *options, str(torch_uaccel._library.path)], check=True, capture_output=True,
+    return subprocess.run([READELF, *options, str(torch_uaccel._native.path)], check=True, capture_output=True,
                           text=True).stdout  # fmt: skip
 
 

@@ -13,7 +13,7 @@ import torch
 from conftest import INSTALLED
 
 import torch_uaccel
-from torch_uaccel import _build, _library, _version
+from torch_uaccel import _build, _native, _version
 
 pytestmark = pytest.mark.torch_release
 
@@ -53,10 +53,10 @@ def test_pip_metadata_pins_the_torch_minor_and_names_the_variant():
 )
 def test_loading_into_another_torch_is_refused_naming_both(built, built_cuda, found, found_cuda, fits):
     if fits:
-        _library.check_torch(built, built_cuda, found, found_cuda)
+        _native.check_torch(built, built_cuda, found, found_cuda)
         return
     with pytest.raises(ImportError) as raised:
-        _library.check_torch(built, built_cuda, found, found_cuda)
+        _native.check_torch(built, built_cuda, found, found_cuda)
     message = str(raised.value)
     assert message.startswith(f"torch_uaccel: this build is for torch {built.split('+')[0].rsplit('.', 1)[0]}")
     assert built in message and found in message
@@ -86,7 +86,7 @@ def test_installing_from_source_changes_no_torch(tmp_path):
 
 def test_the_library_finds_torch_relative_to_site_packages():
     """RUNPATH starts with torch's lib directory beside the package (where a wheel is installed)."""
-    dynamic = subprocess.run(["readelf", "-d", _library.path], capture_output=True, text=True, check=True).stdout
+    dynamic = subprocess.run(["readelf", "-d", _native.path], capture_output=True, text=True, check=True).stdout
     runpath = re.search(r"RUNPATH.*\[(.*)\]", dynamic).group(1).split(":")
     assert runpath[0] == "$ORIGIN/../torch/lib"
     if INSTALLED:  # a wheel's library names no directory of the machine that built it

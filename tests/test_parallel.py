@@ -10,7 +10,7 @@ import pytest
 import torch
 
 import torch_uaccel
-from torch_uaccel import _library
+from torch_uaccel import _native
 
 pytestmark = pytest.mark.torch_release
 
@@ -86,7 +86,7 @@ def test_the_ops_give_the_same_bits_at_any_thread_count(threads, name):
 
 def test_a_library_compiled_without_torchs_pool_is_named_in_a_warning():
     with pytest.warns(RuntimeWarning, match=r"library 'mine''s CPU kernels were compiled for the thread pool 'none'"):
-        _library.check_parallel("library 'mine'", "none")
+        _native.check_parallel("library 'mine'", "none")
 
 
 def test_the_probe_names_its_op_in_errors():

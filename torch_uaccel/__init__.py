@@ -6,11 +6,11 @@ registers the `torch.ops.uaccel` operators once per process.
 
 import torch  # noqa: F401  (first: libuaccel links against its libraries)
 
-from . import _library
-from ._library import cmake_prefix_path
+from . import _native
+from ._native import cmake_prefix_path
 from ._version import __version__
 
-_library.load()  # registers the torch.ops.uaccel operators (once per process)
+_native.load()  # registers the torch.ops.uaccel operators (once per process)
 
 # fake kernels; vmap, DTensor, nested rules; symbolic float parameters under torch.compile
 from . import _dynamic_scalars, _fake, _rules, library, memory, ops  # noqa: E402,F401

@@ -16,7 +16,7 @@ Concrete Scalars keep the op as it is: nothing changes for graphs without symbol
 import torch
 from torch.fx.experimental.proxy_tensor import ProxyTorchDispatchMode
 
-from . import _library
+from . import _schemas
 
 
 def _symbolic(value) -> bool:
@@ -24,10 +24,10 @@ def _symbolic(value) -> bool:
 
 
 def _trace_with_tensor_scalars(op: torch._ops.OpOverload, twin: torch._ops.OpOverload):
-    positions = _library.scalar_positions(op)
+    positions = _schemas.scalar_positions(op)
 
     def rule(mode, func, types, args, kwargs):
-        bound = _library.bind(op, args, kwargs)
+        bound = _schemas.bind(op, args, kwargs)
         if not any(_symbolic(bound[i]) for i in positions):
             return mode.__torch_dispatch__(func, types, args, kwargs)
         with mode:  # traced: the multiplications are what the tensorify pass rewrites
@@ -41,8 +41,8 @@ def _trace_with_tensor_scalars(op: torch._ops.OpOverload, twin: torch._ops.OpOve
 def register(ops: list[torch._ops.OpOverload]) -> None:
     """The rewrite for each of a library's pointwise ops that has a tensor_scalars overload."""
     for op in ops:
-        if (twin := _library.tensor_scalars_overload(op)) is not None:
+        if (twin := _schemas.tensor_scalars_overload(op)) is not None:
             torch.library.register_torch_dispatch(op, ProxyTorchDispatchMode, _trace_with_tensor_scalars(op, twin))
 
 
-register(_library.pointwise_ops())
+register(_schemas.pointwise_ops())

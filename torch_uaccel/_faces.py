@@ -145,9 +145,9 @@ def from_schema(op: torch._ops.OpOverload, inplace: bool) -> Face:
 
     namespace, name = op._schema.name.split("::")
     arguments = op._schema.arguments
-    from . import _library
+    from . import _schemas
 
-    count = _library.tensor_inputs(op)
+    count = _schemas.tensor_inputs(op)
     reference = getattr(functional, name, None)
     try:
         reference_parameters = inspect.signature(reference).parameters if reference else {}

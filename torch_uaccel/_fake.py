@@ -10,7 +10,7 @@ import functools
 
 import torch
 
-from . import _checks, _library
+from . import _checks, _schemas
 
 _FAKES: dict = {}  # qualified name -> fake: a fake written below, else (pointwise ops) _pointwise_fake's
 
@@ -33,13 +33,13 @@ def _pointwise_fake(op: torch._ops.OpOverload):
     label = op._name.replace("::", ".")
     name = op._schema.name.split("::")[1]
     names = [argument.name for argument in op._schema.arguments]
-    inputs = _library.tensor_inputs(op)
+    inputs = _schemas.tensor_inputs(op)
     choices = {n: c for n in names[inputs:] if (c := _checks.choices(op.namespace, name, n)) is not None}
     outputs = len(op._schema.returns)
     one_shape = outputs == 1 and inputs == 2 and name.endswith("_backward")
 
     def fake(*args, **kwargs):
-        bound = _library.bind(op, args, kwargs)
+        bound = _schemas.bind(op, args, kwargs)
         for parameter, accepted in choices.items():
             _checks.choice(label, parameter, accepted, bound[names.index(parameter)])
         tensors = list(zip(names[:inputs], bound[:inputs], strict=True))
@@ -54,7 +54,7 @@ def _pointwise_fake(op: torch._ops.OpOverload):
         for k, (b_name, b) in enumerate(tensors):
             for a_name, a in tensors[:k]:
                 _checks.broadcastable(label, a_name, a, b_name, b)
-        if _library.mutates_first_argument(op):
+        if _schemas.mutates_first_argument(op):
             return None
         operands = [tensor for _, tensor in tensors] * (2 if inputs == 1 else 1)
         full = functools.reduce(torch.ops.aten.mul.Tensor, operands)
@@ -104,7 +104,7 @@ def _async_copy_fake(dst: torch.Tensor, src: torch.Tensor) -> None:
 def _tensor_scalars_fake(op: torch._ops.OpOverload):
     """The fake of op.tensor_scalars: op's own, each tensor Scalar given as 1 (the values were checked
     by op's fake, which saw them before torch_uaccel/_dynamic_scalars.py rewrote the call)."""
-    positions = set(_library.scalar_positions(op))
+    positions = set(_schemas.scalar_positions(op))
     fake = _FAKES[op._name]
 
     def tensor_scalars_fake(*args):
@@ -119,8 +119,8 @@ def register_pointwise(ops: list[torch._ops.OpOverload]) -> None:
     for op in ops:
         if op._name not in _FAKES:
             _FAKES[op._name] = torch.library.register_fake(op._name)(_pointwise_fake(op))
-        if _library.tensor_scalars_overload(op) is not None:
-            torch.library.register_fake(f"{op._name}.{_library.TENSOR_SCALARS}")(_tensor_scalars_fake(op))
+        if _schemas.tensor_scalars_overload(op) is not None:
+            torch.library.register_fake(f"{op._name}.{_schemas.TENSOR_SCALARS}")(_tensor_scalars_fake(op))
 
 
-register_pointwise(_library.pointwise_ops())
+register_pointwise(_schemas.pointwise_ops())

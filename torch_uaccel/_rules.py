@@ -15,9 +15,9 @@ import sys
 
 import torch
 
-from . import _library
+from . import _schemas
 
-_mutates_first_argument = _library.mutates_first_argument
+_mutates_first_argument = _schemas.mutates_first_argument
 
 
 # -- vmap -------------------------------------------------------------------------------------------
@@ -31,7 +31,7 @@ def _vmap_rule(op: torch._ops.OpOverload):
     backward's outputs), are expanded along the batch. A backward's output k comes back in the logical
     shape of its saved tensor k, batched in front. Arguments the dispatcher dropped (equal to their
     default) stay dropped: `op` fills them in again."""
-    inputs = _library.tensor_inputs(op)
+    inputs = _schemas.tensor_inputs(op)
     outputs = len(op._schema.returns)
     expand_all = outputs > 1 or op._schema.name.endswith("_backward")
 
@@ -180,5 +180,5 @@ def register(ops: list[torch._ops.OpOverload]) -> None:
     _when_imported("torch.distributed.tensor", lambda: _register_sharding(ops))
 
 
-register(_library.pointwise_ops())
+register(_schemas.pointwise_ops())
 _when_imported("torch._dynamo", _trace_elu_function_as_one_call)

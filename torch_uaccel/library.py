@@ -20,7 +20,7 @@ import types
 import torch
 from torch import nn
 
-from . import _checks, _dynamic_scalars, _faces, _fake, _library, _rules
+from . import _checks, _dynamic_scalars, _faces, _fake, _native, _rules, _schemas
 
 __all__ = ["load", "loaded"]
 
@@ -106,8 +106,8 @@ def _module(namespace: str) -> types.ModuleType:
             f"torch_uaccel.library.load: library {namespace!r} was built against torch_uaccel "
             f"{_api_version(namespace)}, but torch_uaccel {_api_version('uaccel')} is installed: rebuild it"
         )
-    _library.check_parallel(f"library {namespace!r}", _checks.library_facts(namespace)["cpu_parallel"])
-    ops = _library.pointwise_ops(namespace)
+    _native.check_parallel(f"library {namespace!r}", _checks.library_facts(namespace)["cpu_parallel"])
+    ops = _schemas.pointwise_ops(namespace)
     _fake.register_pointwise(ops)
     _rules.register(ops)
     _dynamic_scalars.register(ops)
@@ -123,7 +123,7 @@ def _module(namespace: str) -> types.ModuleType:
         _is_scripting=torch.jit.is_scripting,
         _dynamo_tracing=torch.compiler.is_dynamo_compiling,
     )
-    faces = [_faces.from_schema(op, _library.has_inplace(op)) for op in _library.forward_ops(namespace)]
+    faces = [_faces.from_schema(op, _schemas.has_inplace(op)) for op in _schemas.forward_ops(namespace)]
     for face in faces:
         _faces.define(module.__dict__, face)
     module.__all__ = sorted([*(f.name for f in faces), *(f.module for f in faces if f.module)])

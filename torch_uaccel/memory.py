@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import torch
 
-from . import _checks, _library
+from . import _checks, _native
 
 __all__ = [
     "Leak",
@@ -204,13 +204,13 @@ def cuda_pool(alignment: int = 256) -> "torch.cuda.MemPool":
     PyTorch's caching, stream-ordered reuse and ``torch.cuda.memory_stats`` keep working, and the
     segments show in ``stats("cuda")``. The alignment is shared by all uaccel pools and only grows."""
     _checks.alignment("uaccel.cuda_pool", alignment)
-    library = ctypes.CDLL(str(_library.path))
+    library = ctypes.CDLL(str(_native.path))
     if not hasattr(library, "uaccel_cuda_alloc"):
         raise RuntimeError("uaccel.cuda_pool: expected a CUDA build of torch_uaccel, but this one is CPU-only")
     if not torch.cuda.is_available():
         raise RuntimeError("uaccel.cuda_pool: expected a CUDA device, but torch.cuda.is_available() is False")
     library.uaccel_cuda_set_alignment(ctypes.c_size_t(alignment))
-    allocator = torch.cuda.memory.CUDAPluggableAllocator(str(_library.path), "uaccel_cuda_alloc", "uaccel_cuda_free")
+    allocator = torch.cuda.memory.CUDAPluggableAllocator(str(_native.path), "uaccel_cuda_alloc", "uaccel_cuda_free")
     # MemPool's keyword arguments differ across torch 2.11-2.14; pass only those this one has.
     options = {"use_on_oom": False} if "use_on_oom" in inspect.signature(torch.cuda.MemPool).parameters else {}
     return torch.cuda.MemPool(allocator.allocator(), **options)

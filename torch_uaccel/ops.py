@@ -10,7 +10,7 @@ import numbers
 import torch
 from torch import nn  # noqa: F401  (the generated modules subclass its modules)
 
-from . import _faces, _library
+from . import _faces, _native, _schemas
 
 
 def _selu_constants() -> tuple[float, float]:
@@ -113,8 +113,8 @@ for _face in _FACES:
     _faces.define(globals(), _face)
 # Every other op's face comes from its schema alone (and F's and nn's of its name).
 _GENERATED = [
-    _faces.from_schema(op, _library.has_inplace(op))
-    for op in _library.forward_ops()
+    _faces.from_schema(op, _schemas.has_inplace(op))
+    for op in _schemas.forward_ops()
     if op._schema.name.removeprefix("uaccel::") not in {face.op for face in _FACES}
 ]
 for _face in _GENERATED:
@@ -196,7 +196,7 @@ def build_info() -> dict:
     """How the extension was built and what it runs here: torch version, whether CUDA kernels are in
     and their archs, the CPU kernel path (``cpu_kernels``) and why (``cpu_kernels_reason``), the CPU
     flags that choice looked at and every path this CPU can run (``cpu_runnable``, lowest first)."""
-    info = _library.build_facts()
+    info = _native.build_facts()
     info["cuda"] = info["cuda"] == "1"
     info["cpu_flags"] = info["cpu_flags"].split()
     info["cpu_runnable"] = info["cpu_runnable"].split()
