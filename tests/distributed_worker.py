@@ -1,5 +1,5 @@
-"""Run by test_distributed.py on 2 gloo ranks (torch.distributed.run on 127.0.0.1): the ELU family, SiLU,
-GELU and the gated ops on DTensor, in tensor-parallel MLPs (SwiGLU's too, trained), and in DDP and FSDP2
+"""Run by test_distributed.py on 2 gloo ranks (torch.distributed.run on 127.0.0.1): every op of the op
+table on DTensor, in tensor-parallel MLPs (SwiGLU's too, trained), and in DDP and FSDP2
 training, each against torch's own results."""
 
 import copy
@@ -15,52 +15,39 @@ from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, 
 from torch.nn.parallel import DistributedDataParallel
 
 import torch_uaccel
+from torch_uaccel._testing.op_table import OPS
 
 
-def check_dtensor_ops(mesh):
-    x = torch.randn(8, 6, dtype=torch.float64)
-    for placement in (Shard(0), Shard(1), Replicate()):
-        for ours, theirs in (
-            (lambda t: torch_uaccel.elu(t, 0.3), lambda t: F.elu(t, 0.3)),
-            (torch_uaccel.selu, F.selu),
-            (lambda t: torch_uaccel.celu(t, 0.7), lambda t: F.celu(t, 0.7)),
-            (torch_uaccel.silu, F.silu),
-            (torch_uaccel.gelu, F.gelu),
-            (lambda t: torch_uaccel.gelu(t, "tanh"), lambda t: F.gelu(t, approximate="tanh")),
-        ):
-            dx = distribute_tensor(x, mesh, [placement]).requires_grad_()
-            y = ours(dx)
-            assert isinstance(y, DTensor) and y.placements == (placement,), (placement, y.placements)
-            y.sum().backward()
-            assert dx.grad.placements == (placement,)
-            reference = x.clone().requires_grad_()
-            theirs(reference).sum().backward()
-            torch.testing.assert_close(y.full_tensor(), theirs(x))
-            torch.testing.assert_close(dx.grad.full_tensor(), reference.grad)
-        inplace = distribute_tensor(x.clone(), mesh, [placement])
-        torch_uaccel.elu(inplace, 0.3, inplace=True)
-        assert inplace.placements == (placement,)
-        torch.testing.assert_close(inplace.full_tensor(), F.elu(x, 0.3))
+def check_every_op_on_dtensor(mesh):
+    """Every row of the op table (forwards, backwards, in place, modules, the gated ops) on inputs with
+    one placement each: the output keeps it, values and gradients as the reference's."""
+    for row in OPS:
+        plain = row.plain_inputs(torch.randn(8, 6, dtype=torch.float64))
+        for placement in (Shard(0), Shard(1), Replicate()):
+            distributed = [distribute_tensor(t, mesh, [placement]) for t in plain]
+            differentiable = row.supports_grad and not row.inplace
+            if differentiable:
+                distributed = [t.requires_grad_() for t in distributed]
+            y = row.run(*distributed)
+            y = y if isinstance(y, tuple) else (y,)
+            expected = row.run(*plain, reference=True)
+            expected = expected if isinstance(expected, tuple) else (expected,)
+            for ours, theirs in zip(y, expected, strict=True):
+                assert isinstance(ours, DTensor) and ours.placements == (placement,), (row, placement, ours)
+                torch.testing.assert_close(ours.full_tensor(), theirs, msg=lambda m, row=row: f"{row}: {m}")
+            if differentiable:
+                sum(t.sum() for t in y).backward()
+                references = [t.clone().requires_grad_() for t in plain]
+                reference = row.run(*references, reference=True, of_gradient=True)
+                sum(t.sum() for t in (reference if isinstance(reference, tuple) else (reference,))).backward()
+                for t, r in zip(distributed, references, strict=True):
+                    assert t.grad.placements == (placement,), (row, placement)
+                    torch.testing.assert_close(t.grad.full_tensor(), r.grad, msg=lambda m, row=row: f"{row}: {m}")
 
 
-def check_gated_dtensor_ops(mesh):
-    """Both inputs with the same placement, and silu_and_mul of a tensor sharded on a dimension other
-    than the split one."""
+def check_split_gate_on_dtensor(mesh):
+    """silu_and_mul of a tensor sharded on a dimension other than the split one."""
     gate, up = torch.randn(8, 6, dtype=torch.float64), torch.randn(8, 6, dtype=torch.float64)
-    for placement in (Shard(0), Shard(1), Replicate()):
-        for ours, theirs in (
-            (torch_uaccel.silu_mul, lambda a, b: F.silu(a) * b),
-            (lambda a, b: torch_uaccel.gelu_mul(a, b, "tanh"), lambda a, b: F.gelu(a, approximate="tanh") * b),
-        ):
-            dg, du = (distribute_tensor(t, mesh, [placement]).requires_grad_() for t in (gate, up))
-            y = ours(dg, du)
-            assert isinstance(y, DTensor) and y.placements == (placement,), (placement, y.placements)
-            y.sum().backward()
-            rg, ru = gate.clone().requires_grad_(), up.clone().requires_grad_()
-            theirs(rg, ru).sum().backward()
-            torch.testing.assert_close(y.full_tensor(), theirs(gate, up))
-            torch.testing.assert_close(dg.grad.full_tensor(), rg.grad)
-            torch.testing.assert_close(du.grad.full_tensor(), ru.grad)
     x = torch.cat([gate, up], dim=-1)
     dx = distribute_tensor(x, mesh, [Shard(0)]).requires_grad_()
     y = torch_uaccel.silu_and_mul(dx)
@@ -143,8 +130,8 @@ def main():
     dist.init_process_group("gloo")
     mesh = init_device_mesh("cpu", (dist.get_world_size(),))
     torch.manual_seed(0)  # the same full tensors on every rank
-    check_dtensor_ops(mesh)
-    check_gated_dtensor_ops(mesh)
+    check_every_op_on_dtensor(mesh)
+    check_split_gate_on_dtensor(mesh)
     check_tensor_parallel(mesh)
     check_tensor_parallel_swiglu(mesh)
     check_training(DistributedDataParallel)
