@@ -3,7 +3,7 @@ ATen, torch.compile and the roof (an op moving the same bytes with trivial math)
 each forward op's training step (forward and backward through autograd, as each library runs it).
 
 Medians of torch.utils.benchmark's blocked_autorange. Writes JSON rows, a PNG plot (GB/s with the
-roof's, and ratio against ATen, by size) and, with --update-readme, the README's benchmark table.
+roof's, and ratio against ATen, by size) and, with --update-readme, the journal's benchmark table.
 
     python benchmarks/bench_ops.py                    # CPU, sizes 2^10..2^24, 1 thread and the machine's count
     python benchmarks/bench_ops.py --device cuda      # GPU, sizes 2^16..2^30

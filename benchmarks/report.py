@@ -1,6 +1,6 @@
 """What the benchmark scripts share: naming the machine, stamping results with what produced them,
-and writing a table into benchmarks/README.md. Results go to benchmarks/results/ (not in git: the
-README tables are the numbers of record)."""
+and writing a table into benchmarks/JOURNAL.md. Results go to benchmarks/results/ (not in git: the
+journal's tables are the numbers of record)."""
 
 import contextlib
 import json
@@ -61,14 +61,14 @@ def write_json(out: pathlib.Path, result, device: str = "cpu") -> None:
 def update_readme(section: str, table: str) -> None:
     """Replace what stands between <!-- bench:SECTION:start --> and <!-- bench:SECTION:end -->."""
     start, end = f"<!-- bench:{section}:start -->", f"<!-- bench:{section}:end -->"
-    readme = ROOT / "benchmarks" / "README.md"
+    readme = ROOT / "benchmarks" / "JOURNAL.md"
     head, rest = readme.read_text().split(start, 1)
     _, tail = rest.split(end, 1)
     readme.write_text(f"{head}{start}\n{table}\n{end}{tail}")
 
 
 def publish(section: str, out: pathlib.Path, result: dict, table: str, readme: bool, device: str = "cpu") -> None:
-    """Write the stamped JSON results, print the markdown table, and put it in the README if asked."""
+    """Write the stamped JSON results, print the markdown table, and put it in benchmarks/JOURNAL.md if asked."""
     print(table)
     if readme:
         update_readme(section, table)
