@@ -179,6 +179,21 @@ def from_schema(op: torch._ops.OpOverload, inplace: bool) -> Face:
     )
 
 
+def define_from_schemas(namespace: dict, library: str, described: frozenset[str] = frozenset()) -> list[Face]:
+    """Defines in `namespace` (a module's globals) the face of every forward op of `library` but those
+    `described` by hand (the ELU family's), each from its schema; returns them."""
+    from . import _schemas
+
+    faces = [
+        from_schema(op, _schemas.has_inplace(op))
+        for op in _schemas.forward_ops(library)
+        if op._schema.name.split("::")[1] not in described
+    ]
+    for face in faces:
+        define(namespace, face)
+    return faces
+
+
 def _takes_exactly(module: type, names: list[str]) -> bool:
     """Whether nn's module takes these parameters and no other but deprecated aliases (those defaulting
     to None: nn.Hardtanh's min_value and max_value), so that the face's forward finds them as its

@@ -123,9 +123,7 @@ def _module(namespace: str) -> types.ModuleType:
         _is_scripting=torch.jit.is_scripting,
         _dynamo_tracing=torch.compiler.is_dynamo_compiling,
     )
-    faces = [_faces.from_schema(op, _schemas.has_inplace(op)) for op in _schemas.forward_ops(namespace)]
-    for face in faces:
-        _faces.define(module.__dict__, face)
+    faces = _faces.define_from_schemas(module.__dict__, namespace)
     module.__all__ = sorted([*(f.name for f in faces), *(f.module for f in faces if f.module)])
     _MODULES[namespace] = module
     return module

@@ -10,7 +10,7 @@ import numbers
 import torch
 from torch import nn  # noqa: F401  (the generated modules subclass its modules)
 
-from . import _faces, _native, _schemas
+from . import _faces, _native
 
 
 def _selu_constants() -> tuple[float, float]:
@@ -111,14 +111,8 @@ _FACES = (
 
 for _face in _FACES:
     _faces.define(globals(), _face)
-# Every other op's face comes from its schema alone (and F's and nn's of its name).
-_GENERATED = [
-    _faces.from_schema(op, _schemas.has_inplace(op))
-    for op in _schemas.forward_ops()
-    if op._schema.name.removeprefix("uaccel::") not in {face.op for face in _FACES}
-]
-for _face in _GENERATED:
-    _faces.define(globals(), _face)
+# Every other op's face comes from its schema alone (and F's and nn's of its name), as another library's.
+_GENERATED = _faces.define_from_schemas(globals(), "uaccel", frozenset(face.op for face in _FACES))
 
 
 def _halves(fn: str, x: torch.Tensor) -> list[torch.Tensor]:
