@@ -121,7 +121,8 @@ def measure(strided: bool, step: int) -> list[dict]:
             x = torch.stack([x, torch.zeros_like(x)], dim=1)[:, 0]
         x64 = x.double()
         for name, function, reference, low in functions():
-            rows.append({"function": name, "dtype": dtype_name, **worst(function(x), reference(x64), x, dtype, low)})
+            label = name if low is None else f"{name}, input >= {low:g}"
+            rows.append({"function": label, "dtype": dtype_name, **worst(function(x), reference(x64), x, dtype, low)})
     return rows
 
 
