@@ -288,8 +288,8 @@ UACCEL_ACTIVATION V silu_by_table(V x) {
 
 // SiLU as x / (1 + e), e = exp(-x), on AVX2's float vectors where every x is within [kSiluByDivisionFrom,
 // kSiluByDivisionTo]: the sum rounded once (one_plus_exp: 2^n + 1 is exact there, 2^n normal or 0), then
-// one division, so the result is off by e's error and two roundings (1.71 ulp over every float of the
-// range). A table would take a VPERMPS a coefficient on the one port that shuffles, where this keeps the
+// one division, so the result is off by e's error and two roundings (docs/accuracy.md has the figures).
+// A table would take a VPERMPS a coefficient on the one port that shuffles, where this keeps the
 // two that multiply busy, the division beside them. Beyond (and for NaN, +-inf), the compensated
 // quotient.
 #if defined(CPU_CAPABILITY_AVX2)
@@ -300,8 +300,7 @@ UACCEL_ACTIVATION V silu_by_division(V x) {
 }
 #endif
 
-// SiLU, x * sigmoid(x), to 2 ulp (exp's error and one rounding: 1.69 ulp measured in float32; as a
-// quotient, 1.78; by table on AVX-512, 1.72; by division on AVX2, 1.71).
+// SiLU, x * sigmoid(x), to 2 ulp (exp's error and one rounding), by each path (docs/accuracy.md).
 template <typename T, typename V>
 UACCEL_ACTIVATION V silu(V x) {
   const auto by_quotient = [](V x) { return times_sigmoid<T, false>(x, exp_nonpositive(neg_abs(x)), V(T(0))); };
@@ -473,8 +472,8 @@ UACCEL_ACTIVATION std::array<V, 2> gelu_derivative_by_gaussian_tail(V x) {
 }
 #endif
 
-// GELU's float math in double, rounded once (0.63 ulp measured): {x Phi(x)} and {Phi(x) + x phi(x),
-// x Phi(x)}. On CUDA (sm_90) 32 double operations an element, where erfc in double took 63.
+// GELU's float math in double, rounded once: {x Phi(x)} and {Phi(x) + x phi(x), x Phi(x)}. On CUDA
+// (sm_90) 32 double operations an element, where erfc in double took 63.
 template <typename V>
 UACCEL_ACTIVATION std::array<V, 1> gelu_widened(V x) {
   return widened<1>(x, [](auto x) {
