@@ -55,15 +55,16 @@
 // template; a Formula whose input enters only through a few functions of it declares them, and a
 // 16-bit input's are then looked up rather than computed.
 //
-// The math a Formula writes once for a scalar V (float, double) and a vector V (at::vec::Vectorized),
-// called qualified (uaccel::math::exp(x); scalar forms in uaccel/math/scalar_math.h, vector forms in
-// uaccel/math/vec_math.h). Float accuracy (tests/cpp/math checks it): vectors on AVX2 and AVX-512 use
-// Sleef's functions (1 ulp; erfc 1.5); scalars and the DEFAULT instruction set the C library's on the
-// CPU, CUDA's on the GPU (at most 2 ulp); erfc is computed in double and rounded once.
+// The math vocabulary, for a scalar V (float, double) and a vector V (at::vec::Vectorized) alike, so
+// that a Formula is written once; call it qualified (uaccel::math::exp(x); scalar forms in
+// uaccel/math/scalar_math.h, vector forms in uaccel/math/vec_math.h). Float accuracy (tests/cpp/math
+// checks it): vectors on AVX2 and AVX-512 use Sleef's functions (1 ulp; erfc 1.5); scalars and the
+// DEFAULT instruction set the C library's on the CPU, CUDA's on the GPU (at most 2 ulp); erfc is
+// computed in double and rounded once.
 //   exp, expm1, log1p, tanh, erf, erfc, sigmoid        sigmoid from e^-|x|, within 2.5 ulp
 //   abs, min, max, clamp                               min and max give NaN where either is; clamp keeps NaN
 //   fma(a, b, c)                                       rounded once on every path
-//   reciprocal(x)                                      within an ulp, without a division on AVX2/AVX-512
+//   reciprocal(x)                                      within an ulp; no division in float vectors (AVX2, AVX-512)
 //   less(a, b), equal(a, b), select(mask, t, f)        a bool for scalars, a lane mask for vectors
 //   neg_abs(x), exp_nonpositive(x)                     -|x|; e^x for x <= 0, the vector form's steps
 #include <ATen/Functions.h>
