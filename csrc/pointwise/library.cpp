@@ -65,11 +65,11 @@ template <typename Op>
 struct CpuStubs {
   template <typename... A>
   static void forward(at::TensorIteratorBase& iter, const A&... params) {
-    forward_stub<Op>(iter, params...);
+    forward_dispatch<Op>(iter, params...);
   }
   template <typename... A>
   static void backward(at::TensorIteratorBase& iter, const A&... params) {
-    backward_stub<Op>(iter, params...);
+    backward_dispatch<Op>(iter, params...);
   }
   // A dense kernel's output, allocated as ATen's CPU kernels allocate theirs: no empty op through the
   // dispatcher on every call.
@@ -78,11 +78,11 @@ struct CpuStubs {
   }
   template <typename... A>
   static void forward_dense(const at::Tensor* const* out, const at::Tensor* const* in, const A&... params) {
-    forward_dense_stub<Op>(out, in, params...);
+    forward_dense_dispatch<Op>(out, in, params...);
   }
   template <typename... A>
   static void backward_dense(const at::Tensor* const* out, const at::Tensor* const* in, const A&... params) {
-    backward_dense_stub<Op>(out, in, params...);
+    backward_dense_dispatch<Op>(out, in, params...);
   }
 };
 

@@ -39,10 +39,10 @@ void thread_ids(float* out, int64_t n) {
 
 template <typename Op>
 void register_kernels() {
-  forward_stub<Op>.set(cpu::Capability::CPU_CAPABILITY, &Kernels<Op, CpuLoop>::forward);
-  backward_stub<Op>.set(cpu::Capability::CPU_CAPABILITY, &Kernels<Op, CpuLoop>::backward);
-  forward_dense_stub<Op>.set(cpu::Capability::CPU_CAPABILITY, &Kernels<Op, CpuLoop>::forward_dense);
-  backward_dense_stub<Op>.set(cpu::Capability::CPU_CAPABILITY, &Kernels<Op, CpuLoop>::backward_dense);
+  forward_dispatch<Op>.set(cpu::Capability::CPU_CAPABILITY, &Kernels<Op, CpuLoop>::forward);
+  backward_dispatch<Op>.set(cpu::Capability::CPU_CAPABILITY, &Kernels<Op, CpuLoop>::backward);
+  forward_dense_dispatch<Op>.set(cpu::Capability::CPU_CAPABILITY, &Kernels<Op, CpuLoop>::forward_dense);
+  backward_dense_dispatch<Op>.set(cpu::Capability::CPU_CAPABILITY, &Kernels<Op, CpuLoop>::backward_dense);
 }
 
 const bool registered = [] {

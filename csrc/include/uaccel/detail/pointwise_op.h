@@ -252,13 +252,13 @@ struct KernelTypes<Op, std::tuple<P...>, std::tuple<B...>> {
 
 // The CPU kernels' dispatch points, one set per op, filled per instruction set (library_cpu_isa.cpp).
 template <typename Op>
-inline cpu::CpuDispatch<typename KernelTypes<Op>::Forward> forward_stub;
+inline cpu::CpuDispatch<typename KernelTypes<Op>::Forward> forward_dispatch;
 template <typename Op>
-inline cpu::CpuDispatch<typename KernelTypes<Op>::Backward> backward_stub;
+inline cpu::CpuDispatch<typename KernelTypes<Op>::Backward> backward_dispatch;
 template <typename Op>
-inline cpu::CpuDispatch<typename KernelTypes<Op>::ForwardDense> forward_dense_stub;
+inline cpu::CpuDispatch<typename KernelTypes<Op>::ForwardDense> forward_dense_dispatch;
 template <typename Op>
-inline cpu::CpuDispatch<typename KernelTypes<Op>::BackwardDense> backward_dense_stub;
+inline cpu::CpuDispatch<typename KernelTypes<Op>::BackwardDense> backward_dense_dispatch;
 
 // fn(scalar_t{}) for the floating dtypes the ops take (checked before: ATen's message never shows).
 template <typename Fn>
