@@ -12,8 +12,12 @@ from ._version import __version__
 
 _native.load()  # registers the torch.ops.uaccel operators (once per process)
 
-# fake kernels; vmap, DTensor, nested rules; symbolic float parameters under torch.compile
-from . import _dynamic_scalars, _fake, _rules, library, memory, ops  # noqa: E402,F401
+# The pointwise ops' fakes, vmap, DTensor and nested rules, symbolic float parameters under torch.compile,
+# as every loaded library's get them: after the ELU family's own fake (_elu).
+from . import _elu, _schemas, library  # noqa: E402,F401  (_elu: imported for its fake)
+
+library.register_python_side(_schemas.pointwise_ops())
+from . import memory, ops  # noqa: E402
 from .copy import async_copy  # noqa: E402
 from .host import HostRegistration, register_host  # noqa: E402
 from .ops import *  # noqa: E402,F403  (the ops' functions and modules: ops.__all__)

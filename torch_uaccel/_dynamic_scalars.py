@@ -43,6 +43,3 @@ def register(ops: list[torch._ops.OpOverload]) -> None:
     for op in ops:
         if (twin := _schemas.tensor_scalars_overload(op)) is not None:
             torch.library.register_torch_dispatch(op, ProxyTorchDispatchMode, _trace_with_tensor_scalars(op, twin))
-
-
-register(_schemas.pointwise_ops())

@@ -1,4 +1,4 @@
-"""The Python faces of the pointwise ops, made from one description each (a Face: listed in ops.py, or
+"""The Python faces of the pointwise ops, made from one description each (a Face: written in _elu.py, or
 made from the op's schema): a function as F's (``torch_uaccel.gelu``) and an ``nn`` module subclassing
 torch's (``torch_uaccel.GELU``); the same for the ops of every library loaded by torch_uaccel.library.
 

@@ -12,10 +12,10 @@ import torch
 
 from . import _checks, _schemas
 
-_FAKES: dict = {}  # qualified name -> fake: a fake written below, else (pointwise ops) _pointwise_fake's
+_FAKES: dict = {}  # qualified name -> fake: an op's own (own_fake), else (pointwise ops) pointwise_fake's
 
 
-def _own_fake(qualname: str):
+def own_fake(qualname: str):
     def register(fake):
         _FAKES[qualname] = fake
         return torch.library.register_fake(qualname)(fake)
@@ -23,7 +23,7 @@ def _own_fake(qualname: str):
     return register
 
 
-def _pointwise_fake(op: torch._ops.OpOverload):
+def pointwise_fake(op: torch._ops.OpOverload):
     """The fake of a pointwise op (torch.Tag.pointwise) that has none of its own below, as the framework
     (uaccel/pointwise.h, csrc/include/uaccel/detail/elementwise.h) checks and allocates: its str parameters
     against their accepted values; its tensors floating and on one device, then either of one shape and
@@ -68,17 +68,7 @@ def _pointwise_fake(op: torch._ops.OpOverload):
     return fake
 
 
-# elu and elu_ take the pointwise fake; elu_backward adds its check on alpha.
-@_own_fake("uaccel::elu_backward")
-def _elu_backward_fake(grad_output, saved, alpha, is_result: bool, scale=1, input_scale=1) -> torch.Tensor:
-    out = _pointwise_fake(torch.ops.uaccel.elu_backward.default)(grad_output, saved)
-    torch._check(
-        not is_result or alpha >= 0, lambda: _checks.message("elu.is_result", op="uaccel.elu_backward", alpha=alpha)
-    )
-    return out
-
-
-@_own_fake("uaccel::aligned_empty")
+@own_fake("uaccel::aligned_empty")
 def _aligned_empty_fake(size, *, alignment=64, dtype=None, device=None):
     # A compiled graph allocates its own buffers: the alignment could not hold, so refuse the trace.
     # torch 2.11's Dynamo does not report is_compiling() while it propagates fakes through an op
@@ -94,7 +84,7 @@ def _aligned_empty_fake(size, *, alignment=64, dtype=None, device=None):
     return torch.empty(size, dtype=dtype, device=device or "cpu")
 
 
-@_own_fake("uaccel::async_copy_")
+@own_fake("uaccel::async_copy_")
 def _async_copy_fake(dst: torch.Tensor, src: torch.Tensor) -> None:
     # Overlap between dst and src needs real addresses; only the real kernels can check it.
     _checks.same_dtype("uaccel.async_copy_", "dst", dst, "src", src)
@@ -114,13 +104,10 @@ def _tensor_scalars_fake(op: torch._ops.OpOverload):
 
 
 def register_pointwise(ops: list[torch._ops.OpOverload]) -> None:
-    """The fakes of a library's pointwise ops (and of their tensor_scalars overloads), but those written
-    above."""
+    """The fakes of a library's pointwise ops (and of their tensor_scalars overloads), but those with
+    their own (own_fake, registered before: torch_uaccel/_elu.py's)."""
     for op in ops:
         if op._name not in _FAKES:
-            _FAKES[op._name] = torch.library.register_fake(op._name)(_pointwise_fake(op))
+            _FAKES[op._name] = torch.library.register_fake(op._name)(pointwise_fake(op))
         if _schemas.tensor_scalars_overload(op) is not None:
             torch.library.register_fake(f"{op._name}.{_schemas.TENSOR_SCALARS}")(_tensor_scalars_fake(op))
-
-
-register_pointwise(_schemas.pointwise_ops())

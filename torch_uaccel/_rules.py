@@ -1,8 +1,8 @@
 """How PyTorch's transforms and tensor subclasses handle pointwise ops on the framework (those whose
 schema carries torch.Tag.pointwise: uaccel's, csrc/ops/*.h, and those of every library loaded by
 torch_uaccel.library): batching rules for vmap, sharding rules for DTensor, rules for jagged nested
-tensors, and how Dynamo sees ELUFunction. (Autograd, forward-mode
-AD and torch.func's grad/jvp need nothing here: the ops' C++ autograd kernels serve them.)
+tensors. (Autograd, forward-mode AD and torch.func's grad/jvp need nothing here: the ops' C++
+autograd kernels serve them.)
 
 Every pointwise op maps each element on its own, its tensor arguments share one shape, and an
 in-place one returns nothing; so a batch dimension, a shard or a jagged layout passes through
@@ -153,23 +153,11 @@ class _AfterImport(importlib.abc.MetaPathFinder):
         return spec
 
 
-def _when_imported(module: str, register) -> None:
+def when_imported(module: str, register) -> None:
     if module in sys.modules:
         register()
     else:
         sys.meta_path.insert(0, _AfterImport(module, register))
-
-
-# -- torch.compile ----------------------------------------------------------------------------------
-
-
-def _trace_elu_function_as_one_call() -> None:
-    """Dynamo refuses to trace a torch.autograd.Function that defines `jvp` ("Unsupported custom
-    jvp", torch/_dynamo/variables/misc.py). Allowed in the graph, ELUFunction.apply becomes one call
-    that AOTAutograd traces through with its own forward and backward, so it compiles fullgraph."""
-    from .ops import ELUFunction
-
-    torch._dynamo.allow_in_graph(ELUFunction)
 
 
 def register(ops: list[torch._ops.OpOverload]) -> None:
@@ -177,8 +165,4 @@ def register(ops: list[torch._ops.OpOverload]) -> None:
     for op in ops:
         torch.library.register_vmap(op._name, _vmap_rule(op))
     _register_nested(ops)
-    _when_imported("torch.distributed.tensor", lambda: _register_sharding(ops))
-
-
-register(_schemas.pointwise_ops())
-_when_imported("torch._dynamo", _trace_elu_function_as_one_call)
+    when_imported("torch.distributed.tensor", lambda: _register_sharding(ops))

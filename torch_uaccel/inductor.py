@@ -16,53 +16,15 @@ Switch before the first compilation: compiled functions and Inductor's caches (i
 disk, whose keys do not include the switch) keep the code they were compiled with.
 """
 
-import math
-
-import torch
 from torch._inductor import decomposition as inductor_decomposition
 from torch._inductor.decomposition import decompositions, register_decomposition
 
-from .ops import ELU_DEFAULT_ALPHA
-
-
-def _expm1_nonpositive(x: torch.Tensor) -> torch.Tensor:
-    """expm1 for x <= 0 from ops every Inductor lowers exactly: exp(x) - 1 where the result is at
-    least 0.39 in magnitude (x <= -1/2), the Taylor series nearer 0 (degree 8 reaches float's
-    precision on [-1/2, 0], 14 double's)."""
-    degree = 14 if x.dtype == torch.float64 else 8
-    series = torch.full_like(x, 1 / math.factorial(degree))
-    for k in range(degree - 1, 0, -1):
-        series = series * x + 1 / math.factorial(k)
-    return torch.where(x > -0.5, series * x, torch.exp(x) - 1)
-
-
-def _nonnegative_number(value) -> bool:
-    return isinstance(value, (int, float)) and value >= 0
-
-
-def _elu(x, alpha=ELU_DEFAULT_ALPHA, scale=1, input_scale=1):
-    if not _nonnegative_number(input_scale):  # a negative input_scale flips the side: keep the kernel
-        return NotImplemented
-    negative_side = alpha * scale * _expm1_nonpositive(torch.clamp_max(x * input_scale, 0))
-    return torch.where(x < 0, negative_side, x * scale)  # the kernels' sides: NaN and -0.0 as they do
-
-
-def _elu_backward(grad_output, saved, alpha, is_result, scale=1, input_scale=1):
-    if not _nonnegative_number(input_scale):
-        return NotImplemented
-    if is_result:  # saved = y: y + alpha * scale on the negative side
-        negative_side = grad_output * input_scale * (saved + alpha * scale)
-    else:
-        negative_side = grad_output * (input_scale * alpha * scale) * torch.exp(saved * input_scale)
-    return torch.where(saved <= 0, negative_side, grad_output * scale)
-
-
-_DECOMPOSITIONS = {torch.ops.uaccel.elu.default: _elu, torch.ops.uaccel.elu_backward.default: _elu_backward}
+from ._elu import DECOMPOSITIONS
 
 
 def decompose(enabled: bool = True) -> None:
     """Fuse the ELU ops into compiled code (True) or call the uaccel kernels there (False, the default)."""
-    for op, decomposition in _DECOMPOSITIONS.items():
+    for op, decomposition in DECOMPOSITIONS.items():
         if enabled:
             register_decomposition(op)(decomposition)
         else:
@@ -72,4 +34,4 @@ def decompose(enabled: bool = True) -> None:
 
 
 def decomposed() -> bool:
-    return all(op in decompositions for op in _DECOMPOSITIONS)
+    return all(op in decompositions for op in DECOMPOSITIONS)

@@ -96,6 +96,13 @@ def _api_version(namespace: str) -> str:
     return f"{version // 100}.{version % 100}"
 
 
+def register_python_side(ops: list[torch._ops.OpOverload]) -> None:
+    """A library's pointwise ops' fakes, transform rules and symbolic Scalars (torch_uaccel's own too)."""
+    _fake.register_pointwise(ops)
+    _rules.register(ops)
+    _dynamic_scalars.register(ops)
+
+
 def _module(namespace: str) -> types.ModuleType:
     """The library's Python side, set up once: its version checked, fakes and transform rules
     registered, its functions and modules made from its schemas."""
@@ -107,10 +114,7 @@ def _module(namespace: str) -> types.ModuleType:
             f"{_api_version(namespace)}, but torch_uaccel {_api_version('uaccel')} is installed: rebuild it"
         )
     _native.check_parallel(f"library {namespace!r}", _checks.library_facts(namespace)["cpu_parallel"])
-    ops = _schemas.pointwise_ops(namespace)
-    _fake.register_pointwise(ops)
-    _rules.register(ops)
-    _dynamic_scalars.register(ops)
+    register_python_side(_schemas.pointwise_ops(namespace))
     # Importable by its name, one of its own: Dynamo finds the globals of a function it inlines by
     # importing the name they hold (torch 2.13: sys.modules["myops"] would be the package that loaded it).
     name = f"{__name__}.{namespace}"

@@ -164,7 +164,7 @@ struct Op {
     return {alpha, from_result, scale, input_scale};
   }
 
-  // Message templates the fake kernels format too (torch_uaccel/_fake.py), written once here.
+  // Message templates the fake kernels format too (torch_uaccel/_elu.py), written once here.
   static constexpr std::array<std::pair<const char*, const char*>, 1> kMessages{{
       {"is_result",
        "{op}: is_result=True (saved is the forward output) needs alpha >= 0, because the output does not "
