@@ -90,7 +90,7 @@ def test_dense_kernels_use_128_bit_global_accesses(kernels, dtype, op):
 
 def test_gelu_evaluates_phi_in_double_at_floats_accuracy(kernels):
     """GELU's float math (approximate='none', forward and backward, GELU and GeGLU) takes Phi from
-    normal_cdf_float_in_double (csrc/activations/activation_math.h: one polynomial, an exp and
+    normal_cdf_float_in_double (csrc/activations/gelu.h: one polynomial, an exp and
     a reciprocal to float's accuracy), not from double's erfc, which took 63 double-precision operations
     an element: in the strided kernels (an element a store of each output), at most 40 (32-34 seen)."""
     erf_kernel = re.compile(r"strided_kernel<float, \d+, (\d+), uaccel::ops::gelu(_mul)?::\w+::\w+<float, false>")

@@ -54,7 +54,7 @@ def test_backward_exp_within_2_ulp_where_normal(dtype):
 
 def _with_a_tail_lane_per_vector(x: torch.Tensor, tail_value: float) -> torch.Tensor:
     """x with one lane in every 8 (AVX2's vector of floats; AVX-512's holds 16, aligned) replaced by
-    tail_value: each vector then leaves its activation's fast path (csrc/activations/activation_math.h:
+    tail_value: each vector then leaves its activation's fast path (csrc/activations/silu.h, gelu.h:
     GELU's tables (both forms) below kGeluByTableFrom = -4.5 on AVX-512; SiLU's table beyond |x| = kSiluByTableTo,
     7.75, on AVX-512 and its division below kSiluByDivisionFrom, -16.25, on AVX2) for its wide path."""
     mixed = x.clone()
@@ -186,7 +186,7 @@ def test_float32_gelu_and_its_derivative_on_either_path(path, approximate):
 
 def test_float32_gelu_and_its_derivative_in_the_negative_tail():
     """Below the tables' reach GELU 'none' and its derivative come from Phi(-a) = e^(-a^2/2) R(a) (AVX2,
-    AVX-512: activation_math.h's gaussian_tail; the DEFAULT set from erfc), where both are tiny and only
+    AVX-512: csrc/activations/gelu.h's gaussian_tail; the DEFAULT set from erfc), where both are tiny and only
     relative accuracy says anything: every 61st float32 of [-13.1, -4.5] (GELU to accuracy.NORMAL_FROM, its
     derivative to where it leaves the normal floats) within 2 ulp (the derivative: of the larger of its two
     terms; the DEFAULT set's erfc in float vectors, 4)."""

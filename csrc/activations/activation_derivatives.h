@@ -8,7 +8,8 @@
 #include <string_view>
 #include <utility>
 
-#include "activation_math.h"
+#include "gelu.h"
+#include "silu.h"
 
 namespace uaccel::math {
 

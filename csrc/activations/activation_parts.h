@@ -1,5 +1,5 @@
 #pragma once
-// The instruction-set parts SiLU's and GELU's math (activation_math.h) is built from beyond the public
+// The instruction-set parts SiLU's and GELU's math (silu.h, gelu.h) is built from beyond the public
 // math vocabulary (uaccel/math/): which path a type takes (tables, short tables, float evaluated in
 // double), and the vector tests, lookups and scaled exp the table paths use.
 #include <c10/macros/Macros.h>
@@ -52,15 +52,15 @@ C10_HOST_DEVICE inline double reciprocal_float_in_double(double x) {
 }
 
 // Whether SiLU and GELU (both forms) and their derivatives look their negative sides up in activation_tables.h's
-// polynomials (activation_math.h's silu_by_table, gelu_by_table, cdf_by_table): on AVX-512's float vectors, which pick
-// a coefficient out of 32 in one instruction.
+// polynomials (silu.h's silu_by_table, gelu.h's gelu_by_table, activation_math.h's cdf_by_table): on AVX-512's float
+// vectors, which pick a coefficient out of 32 in one instruction.
 template <typename V>
 inline constexpr bool kByTable = false;
 // The same from short tables (the ...Avx2 ones, 8 intervals): on AVX2's float vectors, whose VPERMPS picks out of 8
-// (SiLU's forward divides there instead: activation_math.h's silu_by_division).
+// (SiLU's forward divides there instead: silu.h's silu_by_division).
 template <typename V>
 inline constexpr bool kByShortTable = false;
-// Either: the activations' table paths (activation_math.h).
+// Either: the activations' table paths (silu.h, gelu.h).
 template <typename V>
 inline constexpr bool kByAnyTable = kByTable<V> || kByShortTable<V>;
 
@@ -104,7 +104,7 @@ at::vec::Vectorized<float> scaled_exp_in_range(at::vec::Vectorized<float> x, at:
 }
 #if defined(CPU_CAPABILITY_AVX512)
 // y where x >= flush_below, else 0; then x's special values by one VFIXUPIMMPS: +-0 and +inf give x,
-// -inf and NaN a NaN (SiLU's, activation_math.h's silu_as_quotient).
+// -inf and NaN a NaN (SiLU's, silu.h's silu_as_quotient).
 C10_ALWAYS_INLINE at::vec::Vectorized<float> with_silu_special_values(
     at::vec::Vectorized<float> y, at::vec::Vectorized<float> x, float flush_below) {
   // One response nibble per class of x: QNaN, SNaN -> QNaN(x); 0 -> x; 1, negative, positive -> y;
@@ -139,7 +139,7 @@ C10_ALWAYS_INLINE at::vec::Vectorized<float> lookup(const float (&table)[32], at
 }
 #endif
 #if defined(CPU_CAPABILITY_AVX2)
-// AVX2's forms of the above (activation_math.h's SiLU and GELU by table).
+// AVX2's forms of the above (silu.h's and gelu.h's tables).
 template <int kPredicate>
 C10_ALWAYS_INLINE bool all_lanes(at::vec::Vectorized<float> x, float bound) {
   return _mm256_movemask_ps(_mm256_cmp_ps(x, _mm256_set1_ps(bound), kPredicate)) == 0xFF;

@@ -3,7 +3,7 @@
 // Phi(x) = erfc(-x / sqrt(2)) / 2) or with the tanh approximation (approximate='tanh',
 // Phi(x) ~ (1 + tanh(u)) / 2 = sigmoid(2u), u = sqrt(2/pi) (x + 0.044715 x^3)). Both without the
 // cancellation of 1 + erf or 1 + tanh on the negative side, which costs ATen's float32 kernel its
-// relative accuracy there (csrc/activations/activation_math.h): float32 is within 2 ulp of float64 wherever
+// relative accuracy there (csrc/activations/gelu.h): float32 is within 2 ulp of float64 wherever
 // the result is normal.
 #include <uaccel/pointwise.h>
 #include "../activations/activation_derivatives.h"

@@ -1,6 +1,6 @@
 #pragma once
 // GeGLU's gate, y = gelu(gate, approximate) * up (Gemma's MLP), fused as silu_mul.h fuses SwiGLU's,
-// with GELU's math (gelu.h, csrc/activations/activation_math.h).
+// with GELU's math (csrc/activations/gelu.h).
 #include <uaccel/pointwise.h>
 #include "../activations/activation_derivatives.h"
 

@@ -1,6 +1,6 @@
 #pragma once
 // SiLU (swish), y = x * sigmoid(x) as F.silu, on the pointwise framework (uaccel/pointwise.h),
-// with the math the gated ops share (csrc/activations/activation_math.h): sigmoid from e = exp(-|x|), which is
+// with the math the gated ops share (csrc/activations/silu.h): sigmoid from e = exp(-|x|), which is
 // at most 1, so nothing overflows or cancels, and a compensated quotient; on AVX-512's float vectors,
 // x sigmoid(x) from a table of polynomials where every |x| <= 7.75, else x / (1 + e^-x), compensated,
 // special values fixed in one instruction; on AVX2's, x / (1 + e^-x) by one division where every x is

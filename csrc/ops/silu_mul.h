@@ -1,7 +1,7 @@
 #pragma once
 // SwiGLU's gate, y = silu(gate) * up (the MLPs of Llama, Qwen, Mistral), fused: one pass over memory
 // forward, one backward for both gradients, and autograd saves gate and up only (the unfused chain
-// saves silu(gate) as well). SiLU's math is silu.h's (csrc/activations/activation_math.h).
+// saves silu(gate) as well). SiLU's math is silu.h's (csrc/activations/silu.h).
 #include <uaccel/pointwise.h>
 #include "../activations/activation_derivatives.h"
 
