@@ -26,9 +26,12 @@ run: build
 test: build
 	$(PY) -m $(PYTEST) $(PYTEST_ARGS)
 
-# Results go to benchmarks/results/ (ignored by git), each stamped with the commit, torch and the CPU.
+# The record first, while the machine is quietest: bench_report.py rewrites README.md's benchmark table and
+# docs/benchmarks/ (CSV, plot); the other scripts' results go to benchmarks/results/ (ignored by git), each
+# stamped with the commit, torch and the CPU.
 bench: build
 	$(VENV)/bin/pip install -q -r requirements/bench.txt
+	$(PY) benchmarks/bench_report.py
 	$(PY) benchmarks/bench_targets.py --json benchmarks/results/targets_cpu.json
 	$(PY) benchmarks/bench_per_call.py --json benchmarks/results/per_call_cpu.json
 	$(PY) benchmarks/bench_ops.py

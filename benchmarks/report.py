@@ -1,6 +1,7 @@
 """What the benchmark scripts share: naming the machine, stamping results with what produced them,
-and writing a table into benchmarks/JOURNAL.md. Results go to benchmarks/results/ (not in git: the
-journal's tables are the numbers of record)."""
+and writing a table between markers (benchmarks/JOURNAL.md, the main README). Results go to
+benchmarks/results/ (not in git); the records are bench_report.py's (docs/benchmarks/, the README's
+table) and the journal's."""
 
 import contextlib
 import json
@@ -13,14 +14,19 @@ import torch
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
-def machine_name(device: str) -> str:
-    if device == "cuda":
-        return f"{torch.cuda.get_device_name()}, torch {torch.__version__}"
+def cpu_model() -> str:
+    """The CPU's model name as /proc/cpuinfo gives it (platform's name for the machine where there is none)."""
     cpu = platform.processor() or platform.machine()
     with contextlib.suppress(OSError, StopIteration), open("/proc/cpuinfo") as cpuinfo:
         cpu = next(line.split(":", 1)[1].strip() for line in cpuinfo if line.startswith("model name"))
+    return cpu
+
+
+def machine_name(device: str) -> str:
+    if device == "cuda":
+        return f"{torch.cuda.get_device_name()}, torch {torch.__version__}"
     return (
-        f"{cpu} ({torch.get_num_threads()} threads), torch {torch.__version__}, "
+        f"{cpu_model()} ({torch.get_num_threads()} threads), torch {torch.__version__}, "
         f"ATen CPU capability {torch.backends.cpu.get_cpu_capability()}"
     )
 
@@ -58,10 +64,10 @@ def write_json(out: pathlib.Path, result, device: str = "cpu") -> None:
     print(f"wrote {out}")
 
 
-def update_readme(section: str, table: str) -> None:
-    """Replace what stands between <!-- bench:SECTION:start --> and <!-- bench:SECTION:end -->."""
+def update_readme(section: str, table: str, readme: pathlib.Path = ROOT / "benchmarks" / "JOURNAL.md") -> None:
+    """Replace what stands between <!-- bench:SECTION:start --> and <!-- bench:SECTION:end --> in `readme`
+    (the journal, or the main README for benchmarks/bench_report.py's tables)."""
     start, end = f"<!-- bench:{section}:start -->", f"<!-- bench:{section}:end -->"
-    readme = ROOT / "benchmarks" / "JOURNAL.md"
     head, rest = readme.read_text().split(start, 1)
     _, tail = rest.split(end, 1)
     readme.write_text(f"{head}{start}\n{table}\n{end}{tail}")
