@@ -4,7 +4,10 @@
 #include <ATen/Parallel.h>
 #include <torch/library.h>
 
+#include <sstream>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include <uaccel/export.h>
 
@@ -15,31 +18,39 @@
 
 namespace {
 
-// Build facts for `python -m torch_uaccel` and bug reports, as "key=value" lines.
-std::string build_info() {
-  std::string info = "torch_build=" UACCEL_TORCH_VERSION "\n";
+// Build facts for `python -m torch_uaccel` and bug reports, one typed value each (the schema names them).
+constexpr const char* kBuildInfoSchema =
+    "build_info() -> (str torch_build, str cpu_kernels, str cpu_kernels_reason, str[] cpu_flags, "
+    "str[] cpu_runnable, str cpu_parallel, str torch_parallel, bool cuda, str[] cuda_archs)";
+
+std::vector<std::string> words(const std::string& text) {
+  std::vector<std::string> split;
+  std::istringstream stream(text);
+  for (std::string word; stream >> word;) {
+    split.push_back(word);
+  }
+  return split;
+}
+
+auto build_info() {
   const auto& choice = uaccel::cpu::capability();
-  info += std::string("cpu_kernels=") + uaccel::cpu::capability_name(choice.capability) + "\n";
-  info += "cpu_kernels_reason=" + choice.reason + "\n";
   const auto flags = uaccel::cpu::cpu_flags();
-  info += "cpu_flags=";
-  for (const auto& flag : flags) {
-    info += flag + " ";
-  }
-  info += "\ncpu_runnable=";
+  std::vector<std::string> runnable;
   for (const auto level : uaccel::cpu::runnable_capabilities(flags)) {
-    info += std::string(uaccel::cpu::capability_name(level)) + " ";
+    runnable.emplace_back(uaccel::cpu::capability_name(level));
   }
-  info += "\n";
-  // The pool the CPU kernels run on, as compiled, beside torch's (they differ only in a broken build).
-  info += std::string("cpu_parallel=") + uaccel::pointwise::parallel_backend_dispatch() + "\n";
-  info += std::string("torch_parallel=") + (AT_PARALLEL_OPENMP ? "openmp" : "native") + "\n";
 #ifdef UACCEL_WITH_CUDA
-  info += "cuda=1\ncuda_archs=" UACCEL_CUDA_ARCHS "\n";
+  const bool cuda = true;
+  const std::string cuda_archs = UACCEL_CUDA_ARCHS;
 #else
-  info += "cuda=0\ncuda_archs=\n";
+  const bool cuda = false;
+  const std::string cuda_archs;
 #endif
-  return info;
+  // The pool the CPU kernels run on, as compiled, beside torch's (they differ only in a broken build).
+  return std::make_tuple(
+      std::string(UACCEL_TORCH_VERSION), std::string(uaccel::cpu::capability_name(choice.capability)), choice.reason,
+      flags, runnable, std::string(uaccel::pointwise::parallel_backend_dispatch()),
+      std::string(AT_PARALLEL_OPENMP ? "openmp" : "native"), cuda, words(cuda_archs));
 }
 
 } // namespace
@@ -47,7 +58,7 @@ std::string build_info() {
 TORCH_LIBRARY(uaccel, m) {
   // Fake (meta) kernels are registered from Python, all in this module.
   m.set_python_module("torch_uaccel._fake");
-  m.def("build_info() -> str", &build_info);
+  m.def(kBuildInfoSchema, &build_info);
   // Check wording and facts (dtypes, alignment bound, stats fields) for the Python fakes, which
   // must say what the C++ checks say (torch_uaccel/_checks.py).
   m.def("_shared_facts() -> (str[], str[])", [] {

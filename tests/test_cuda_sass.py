@@ -52,8 +52,8 @@ def kernels(build, archs):
 
 
 def test_fatbin_archs_match_build_info(build, archs):
-    # cuda_archs is CMake's list, e.g. "8.0 9.0+PTX": SASS for each, PTX for the +PTX ones.
-    listed = build[2]["cuda_archs"].split()
+    # cuda_archs is CMake's list, e.g. ["8.0", "9.0+PTX"]: SASS for each, PTX for the +PTX ones.
+    listed = build[2]["cuda_archs"]
     assert listed, build[2]
     sass = {"sm_" + a.removesuffix("+PTX").replace(".", "") for a in listed}
     ptx = {"sm_" + a.removesuffix("+PTX").replace(".", "") for a in listed if a.endswith("+PTX")}

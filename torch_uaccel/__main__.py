@@ -25,7 +25,7 @@ def print_build() -> None:
         f"  torch {torch.__version__} (extension built against {info['torch_build']}), "
         f"CUDA runtime {torch.version.cuda}"
     )
-    print(f"  CUDA kernels: {'yes, archs ' + info['cuda_archs'] if info['cuda'] else 'no (CPU-only build)'}")
+    print(f"  CUDA kernels: {'yes, archs ' + ' '.join(info['cuda_archs']) if info['cuda'] else 'no (CPU-only build)'}")
     print(
         f"  CPU: ATen dispatches {torch.backends.cpu.get_cpu_capability()}; "
         f"uaccel CPU kernels: {info['cpu_kernels']} ({info['cpu_kernels_reason']}); "

@@ -46,9 +46,10 @@ def check_torch(built: str, built_cuda: str | None, found: str, found_cuda: str 
         )
 
 
-def build_facts() -> dict[str, str]:
-    """uaccel::build_info's "key=value" lines, as strings (torch_uaccel.build_info types them)."""
-    return dict(line.split("=", 1) for line in torch.ops.uaccel.build_info().splitlines() if line)
+def build_facts() -> dict:
+    """uaccel::build_info's values by the names its schema gives them."""
+    op = torch.ops.uaccel.build_info.default
+    return dict(zip((r.name for r in op._schema.returns), op(), strict=True))
 
 
 def check_parallel(library: str, compiled: str) -> None:

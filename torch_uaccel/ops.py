@@ -47,11 +47,7 @@ def build_info() -> dict:
     """How the extension was built and what it runs here: torch version, whether CUDA kernels are in
     and their archs, the CPU kernel path (``cpu_kernels``) and why (``cpu_kernels_reason``), the CPU
     flags that choice looked at and every path this CPU can run (``cpu_runnable``, lowest first)."""
-    info = _native.build_facts()
-    info["cuda"] = info["cuda"] == "1"
-    info["cpu_flags"] = info["cpu_flags"].split()
-    info["cpu_runnable"] = info["cpu_runnable"].split()
-    return info
+    return _native.build_facts()
 
 
 _ALL_FACES = (*_elu.FACES, *_GENERATED)
