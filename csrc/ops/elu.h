@@ -29,95 +29,80 @@ Coefficients<T> coefficients(const at::Scalar& alpha, const at::Scalar& scale, c
   return {alpha.to<T>() * scale.to<T>(), scale.to<T>(), input_scale.to<T>()};
 }
 
-#ifdef CPU_CAPABILITY
-// ELU's own coefficients (scale = input_scale = 1) as a compile-time case of a functor: its `specialize`
-// hands the CPU loops (cpu::detail::specialized) the copy for the case at hand, so the loops hold no test
-// of the coefficients (GCC unswitches the one-vector float32 loop by itself, but not the half types'
-// two-vector loop). CUDA runs the general copy: its tests are uniform branches.
-template <template <typename, bool> typename Functor, typename T, typename Loop>
-void specialize_unit_scales(const Functor<T, false>& op, const Loop& loop) {
-  if (op.c.poscoef == T(1) && op.c.negiptcoef == T(1)) {
-    loop(Functor<T, true>{op.c});
-  } else {
-    loop(op);
-  }
+// A coefficient's multiplication, skipped where it is 1 (scale: ELU, CELU; input_scale: ELU, SELU): each is a
+// step on the FMA pipes. kUnitScales: ELU's own case, scale = input_scale = 1, known at compile time.
+template <bool kUnitScales, typename T, typename V>
+C10_HOST_DEVICE V times(V x, T coefficient) {
+  return kUnitScales || coefficient == T(1) ? x : x * V(coefficient);
 }
-#endif
 
-// expm1, not exp(x) - 1: the latter loses every significant digit for |x| near 0. The vector form
-// skips the exponential when no lane is on the negative side, which is most vectors of a typical
-// activation tensor.
-template <typename T, bool kUnitScales = false>
-struct Forward {
+// A Formula holding the coefficients. On the CPU its `specialize` hook (uaccel/pointwise.h) hands the loops
+// the copy for ELU's own coefficients when they are the call's, so the loops hold no test of them (GCC
+// unswitches the one-vector float32 loop by itself, but not the half types' two-vector loop). CUDA runs
+// the general copy: its tests are uniform branches.
+template <template <typename, bool> typename Functor, typename T, bool kUnitScales>
+struct WithCoefficients : pointwise::Formula<Functor<T, kUnitScales>> {
   Coefficients<T> c;
-  C10_HOST_DEVICE T operator()(T x) const {
-    return x < T(0) ? c.negcoef * math::expm1(x * c.negiptcoef) : x * c.poscoef;
-  }
 #ifdef CPU_CAPABILITY
-  Vec<T> vec(Vec<T> x) const {
-    // Multiplies by 1 skipped (scale: ELU, CELU; input_scale: ELU, SELU): each is a step on the FMA pipes.
-    const auto positive = kUnitScales || c.poscoef == T(1) ? x : x * Vec<T>(c.poscoef);
-    if (C10_UNLIKELY(cpu::no_sign_bit(x))) {  // unsigned NaN lanes too: NaN either way
-      return positive;
-    }
-    const auto nonnegative = x >= Vec<T>(T(0));  // NaN lanes take the negative side: NaN
-    const auto scaled = kUnitScales || c.negiptcoef == T(1) ? x : x * Vec<T>(c.negiptcoef);
-    // A negative input_scale makes the exponent positive: then Sleef's expm1, for every x.
-    const Vec<T> negcoef(c.negcoef);
-    const auto negative =
-        kUnitScales || c.negiptcoef >= T(0) ? cpu::scaled_expm1_nonpositive(scaled, negcoef) : negcoef * scaled.expm1();
-    return Vec<T>::blendv(negative, positive, nonnegative);
-  }
   template <typename Loop>
     requires(!kUnitScales)
   void specialize(const Loop& loop) const {
-    specialize_unit_scales<Forward>(*this, loop);
+    if (c.poscoef == T(1) && c.negiptcoef == T(1)) {
+      loop(Functor<T, true>{{{}, c}});
+    } else {
+      loop(static_cast<const Functor<T, false>&>(*this));
+    }
   }
 #endif
 };
 
+// expm1, not exp(x) - 1: the latter loses every significant digit for |x| near 0. A vector with no lane
+// on the negative side (most of a typical activation tensor's) skips the exponential.
+template <typename T, bool kUnitScales = false>
+struct Forward : WithCoefficients<Forward, T, kUnitScales> {
+  using WithCoefficients<Forward, T, kUnitScales>::c;
+  template <typename V>
+  C10_HOST_DEVICE V apply(V x) const {
+    const V positive = times<kUnitScales>(x, c.poscoef);
+    if (C10_UNLIKELY(math::no_sign_bit(x))) {  // unsigned NaN too: NaN either way
+      return positive;
+    }
+    const V scaled = times<kUnitScales>(x, c.negiptcoef);
+    // A negative input_scale makes the exponent positive: then expm1 itself, for every x.
+    const V negative = kUnitScales || c.negiptcoef >= T(0) ? math::scaled_expm1_nonpositive(scaled, V(c.negcoef))
+                                                           : V(c.negcoef) * math::expm1(scaled);
+    return math::select(math::less(x, V(T(0))), negative, positive);
+  }
+};
+
 // saved = x:  dx = g * scale where x > 0, else g * input_scale * alpha * scale * exp(input_scale * x).
 template <typename T, bool kUnitScales = false>
-struct BackwardFromInput {
-  Coefficients<T> c;
-  C10_HOST_DEVICE T operator()(T g, T x) const {
-    return x <= T(0) ? g * c.negiptcoef * c.negcoef * math::exp(x * c.negiptcoef) : g * c.poscoef;
-  }
-#ifdef CPU_CAPABILITY
-  Vec<T> vec(Vec<T> g, Vec<T> x) const {
-    const auto negative = x <= Vec<T>(T(0));
-    const auto positive_side = kUnitScales || c.poscoef == T(1) ? g : g * Vec<T>(c.poscoef);  // as in Forward
-    if (C10_UNLIKELY(negative.zero_mask() == (1 << Vec<T>::size()) - 1)) {
+struct BackwardFromInput : WithCoefficients<BackwardFromInput, T, kUnitScales> {
+  using WithCoefficients<BackwardFromInput, T, kUnitScales>::c;
+  template <typename V>
+  C10_HOST_DEVICE V apply(V g, V x) const {
+    const auto negative = math::less_equal(x, V(T(0)));  // NaN takes the positive side, as in ATen
+    const V positive_side = times<kUnitScales>(g, c.poscoef);
+    if (C10_UNLIKELY(!math::any(negative))) {
       return positive_side;
     }
-    const auto scaled = kUnitScales || c.negiptcoef == T(1) ? x : x * Vec<T>(c.negiptcoef);
-    const auto factor = g * Vec<T>(c.negiptcoef * c.negcoef);
-    const auto negative_side =
-        kUnitScales || c.negiptcoef >= T(0) ? cpu::scaled_exp_nonpositive(scaled, factor) : factor * scaled.exp();
-    return Vec<T>::blendv(positive_side, negative_side, negative);
+    const V scaled = times<kUnitScales>(x, c.negiptcoef);
+    const V factor = g * V(c.negiptcoef * c.negcoef);
+    const V negative_side =
+        kUnitScales || c.negiptcoef >= T(0) ? math::scaled_exp_nonpositive(scaled, factor) : factor * math::exp(scaled);
+    return math::select(negative, negative_side, positive_side);
   }
-  template <typename Loop>
-    requires(!kUnitScales)
-  void specialize(const Loop& loop) const {
-    specialize_unit_scales<BackwardFromInput>(*this, loop);
-  }
-#endif
 };
 
 // saved = y (alpha >= 0): alpha * scale * exp(input_scale * x) == y + alpha * scale on the negative
 // side, so no exp is needed.
 template <typename T>
-struct BackwardFromResult {
+struct BackwardFromResult : pointwise::Formula<BackwardFromResult<T>> {
   Coefficients<T> c;
-  C10_HOST_DEVICE T operator()(T g, T y) const {
-    return y <= T(0) ? g * c.negiptcoef * (y + c.negcoef) : g * c.poscoef;
+  template <typename V>
+  C10_HOST_DEVICE V apply(V g, V y) const {
+    return math::select(math::less_equal(y, V(T(0))), g * V(c.negiptcoef) * (y + V(c.negcoef)), g * V(c.poscoef));
   }
-#ifdef CPU_CAPABILITY
-  Vec<T> vec(Vec<T> g, Vec<T> y) const {
-    const auto negative_side = g * Vec<T>(c.negiptcoef) * (y + Vec<T>(c.negcoef));
-    return Vec<T>::blendv(g * Vec<T>(c.poscoef), negative_side, y <= Vec<T>(T(0)));
-  }
-#endif
 };
 
 } // namespace CPU_CAPABILITY
@@ -140,16 +125,16 @@ struct Op {
 
   template <typename T, typename Run>
   static void forward(const Run& run, const at::Scalar& alpha, const at::Scalar& scale, const at::Scalar& input_scale) {
-    run(Forward<T>{coefficients<T>(alpha, scale, input_scale)});
+    run(Forward<T>{{{}, coefficients<T>(alpha, scale, input_scale)}});
   }
   template <typename T, typename Run>
   static void backward(
       const Run& run, const at::Scalar& alpha, bool is_result, const at::Scalar& scale, const at::Scalar& input_scale) {
     const auto c = coefficients<T>(alpha, scale, input_scale);
     if (is_result) {
-      run(BackwardFromResult<T>{c});
+      run(BackwardFromResult<T>{{}, c});
     } else {
-      run(BackwardFromInput<T>{c});
+      run(BackwardFromInput<T>{{{}, c}});
     }
   }
 

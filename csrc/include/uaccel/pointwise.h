@@ -43,6 +43,9 @@
 //       templates ({field}s filled by checks::format), which the fakes read as "message.<op>.<key>"
 //   static void check_inplace_autograd(<parameters>...);  refuses in-place autograd (otherwise, in place
 //       with a gradient that needs the input saves a copy of the input first, as ATen's ops do)
+// and a functor, where it helps the CPU loops: `template <typename Loop> void specialize(const Loop& loop)
+//   const`, which calls loop(f) with a copy f of itself for the case at hand (a type whose run-time
+//   parameters are compile-time constants: elu.h's unit scales), so the loops test nothing per element.
 //
 // The forward's inputs broadcast and promote to a common floating dtype as TensorIterator does; the
 // backward returns each gradient in its input's shape and dtype. A one-input op's backward takes
@@ -65,8 +68,11 @@
 //   abs, min, max, clamp                               min and max give NaN where either is; clamp keeps NaN
 //   fma(a, b, c)                                       rounded once on every path
 //   reciprocal(x)                                      within an ulp; no division in float vectors (AVX2, AVX-512)
-//   less(a, b), equal(a, b), select(mask, t, f)        a bool for scalars, a lane mask for vectors
+//   less(a, b), less_equal(a, b), equal(a, b),         a bool for scalars, a lane mask for vectors;
+//   select(mask, t, f), any(mask)                      any: whether it holds in some lane
+//   no_sign_bit(x)                                     no lane negative (or -0, or a signed NaN)
 //   neg_abs(x), exp_nonpositive(x)                     -|x|; e^x for x <= 0, the vector form's steps
+//   scaled_exp_nonpositive(x, s), ..._expm1_...(x, s)  s e^x, s (e^x - 1) for x <= 0, s inside the last step
 #include <ATen/Functions.h>
 #include <ATen/TensorOperators.h>
 #include <ATen/core/Tensor.h>

@@ -113,6 +113,33 @@ std::vector<std::string> special_value_failures() {
   check(
       "fma rounded once", math::fma(1.0f + 0x1p-23f, 1.0f - 0x1p-23f, -1.0f),
       math::fma(Vec(1.0f + 0x1p-23f), Vec(1.0f - 0x1p-23f), Vec(-1.0f)), -0x1p-46f);
+  check(
+      "select(less_equal(2, 2))", math::select(math::less_equal(2.0f, 2.0f), 3.0f, 4.0f),
+      math::select(math::less_equal(two, two), Vec(3.0f), Vec(4.0f)), 3.0f);
+  check(
+      "select(less_equal(NaN, 2))", math::select(math::less_equal(nan, 2.0f), 3.0f, 4.0f),
+      math::select(math::less_equal(vnan, two), Vec(3.0f), Vec(4.0f)), 4.0f);
+  check(
+      "scaled_expm1_nonpositive(-inf, 2)", math::scaled_expm1_nonpositive(-inf, 2.0f),
+      math::scaled_expm1_nonpositive(Vec(-inf), two), -2.0f);
+  check(
+      "scaled_exp_nonpositive(0, 2)", math::scaled_exp_nonpositive(0.0f, 2.0f),
+      math::scaled_exp_nonpositive(Vec(0.0f), two), 2.0f);
+  check(
+      "scaled_expm1_nonpositive(NaN, 2)", math::scaled_expm1_nonpositive(nan, 2.0f),
+      math::scaled_expm1_nonpositive(vnan, two), nan);
+  // any and no_sign_bit look at every lane: one lane set among clear ones.
+  float lanes[Vec::size()] = {};
+  lanes[Vec::size() - 1] = -0.0f;
+  const Vec one_signed_lane = Vec::loadu(lanes);
+  if (math::no_sign_bit(-0.0f) || math::no_sign_bit(one_signed_lane) || !math::no_sign_bit(Vec(0.0f)) ||
+      !math::no_sign_bit(1.0f)) {
+    failures.emplace_back("no_sign_bit");
+  }
+  if (!math::any(math::less(one_signed_lane, Vec(0.5f))) || math::any(math::less(Vec(1.0f), Vec(0.5f))) ||
+      !math::any(math::less(0.0f, 0.5f))) {
+    failures.emplace_back("any");
+  }
   return failures;
 }
 

@@ -139,12 +139,25 @@ C10_HOST_DEVICE bool less(T a, T b) {
   return a < b;
 }
 template <typename T>
+C10_HOST_DEVICE bool less_equal(T a, T b) {
+  return a <= b;
+}
+template <typename T>
 C10_HOST_DEVICE bool equal(T a, T b) {
   return a == b;
 }
 template <typename T>
 C10_HOST_DEVICE T select(bool condition, T if_true, T if_false) {
   return condition ? if_true : if_false;
+}
+// Whether a comparison holds (for a vector: in any lane), and whether no sign bit is set (for a
+// vector: in no lane; NaN without a sign counts as positive): a vector's way to skip work no lane needs.
+C10_HOST_DEVICE inline bool any(bool condition) {
+  return condition;
+}
+template <typename T>
+C10_HOST_DEVICE bool no_sign_bit(T x) {
+  return !signbit(x);
 }
 template <typename T>
 C10_HOST_DEVICE T neg(T x) {
@@ -222,6 +235,16 @@ template <typename T>
 C10_HOST_DEVICE T exp_nonpositive(T x) {
   T lo;
   return exp_nonpositive(x, lo);
+}
+// scale * e^x and scale * (e^x - 1) for x <= 0: for vectors with the product inside exp's last step
+// (one rounding fewer, and no subnormal e^x where the product is normal); positive x are not defined.
+template <typename T>
+C10_HOST_DEVICE T scaled_exp_nonpositive(T x, T scale) {
+  return scale * exp(x);
+}
+template <typename T>
+C10_HOST_DEVICE T scaled_expm1_nonpositive(T x, T scale) {
+  return scale * expm1(x);
 }
 
 // 1 / (1 + e^-x) from e = e^-|x| <= 1, which neither overflows nor cancels: within 2.5 ulp.

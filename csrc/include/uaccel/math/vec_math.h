@@ -230,8 +230,16 @@ LaneMask<T> less(at::vec::Vectorized<T> a, at::vec::Vectorized<T> b) {
   return compare<_CMP_LT_OQ>(a, b);
 }
 template <typename T>
+LaneMask<T> less_equal(at::vec::Vectorized<T> a, at::vec::Vectorized<T> b) {
+  return compare<_CMP_LE_OQ>(a, b);
+}
+template <typename T>
 LaneMask<T> equal(at::vec::Vectorized<T> a, at::vec::Vectorized<T> b) {
   return compare<_CMP_EQ_OQ>(a, b);
+}
+template <typename T>
+bool any(LaneMask<T> mask) {
+  return mask.bits != 0;
 }
 template <typename T>
 at::vec::Vectorized<T> select(LaneMask<T> mask, at::vec::Vectorized<T> if_true, at::vec::Vectorized<T> if_false) {
@@ -247,8 +255,16 @@ at::vec::Vectorized<T> less(at::vec::Vectorized<T> a, at::vec::Vectorized<T> b) 
   return a < b;
 }
 template <typename T>
+at::vec::Vectorized<T> less_equal(at::vec::Vectorized<T> a, at::vec::Vectorized<T> b) {
+  return a <= b;
+}
+template <typename T>
 at::vec::Vectorized<T> equal(at::vec::Vectorized<T> a, at::vec::Vectorized<T> b) {
   return a == b;
+}
+template <typename T>
+bool any(at::vec::Vectorized<T> mask) {  // zero_mask: a bit per lane equal to 0 (false)
+  return mask.zero_mask() != (1 << at::vec::Vectorized<T>::size()) - 1;
 }
 template <typename T>
 at::vec::Vectorized<T> select(
@@ -267,6 +283,18 @@ at::vec::Vectorized<T> neg_abs(at::vec::Vectorized<T> x) {
 template <typename T>
 at::vec::Vectorized<T> exp_nonpositive(at::vec::Vectorized<T> x) {
   return cpu::exp_nonpositive(x);
+}
+template <typename T>
+at::vec::Vectorized<T> scaled_exp_nonpositive(at::vec::Vectorized<T> x, at::vec::Vectorized<T> scale) {
+  return cpu::scaled_exp_nonpositive(x, scale);
+}
+template <typename T>
+at::vec::Vectorized<T> scaled_expm1_nonpositive(at::vec::Vectorized<T> x, at::vec::Vectorized<T> scale) {
+  return cpu::scaled_expm1_nonpositive(x, scale);
+}
+template <typename T>
+bool no_sign_bit(at::vec::Vectorized<T> x) {
+  return cpu::no_sign_bit(x);
 }
 template <typename T>
 at::vec::Vectorized<T> exp_nonpositive(at::vec::Vectorized<T> x, at::vec::Vectorized<T>& lo) {
