@@ -18,7 +18,7 @@ PY := $(VENV)/bin/python
 BUILD_DIR := $(abspath build/cmake-$(subst .,,$(notdir $(VENV))))
 SOURCES := setup.py pyproject.toml CMakeLists.txt $(shell find csrc cmake -type f)
 
-.PHONY: run test cpp-test sanitize bench build clean lint format expm1-sweep accuracy wheel wheel-test \
+.PHONY: run test cpp-test sanitize bench build clean lint format expm1-sweep accuracy tables tables-check wheel wheel-test \
   example-test example-test-here
 run: build
 	$(PY) -m torch_uaccel
@@ -48,6 +48,20 @@ expm1-sweep: build
 # docs/accuracy.md: every op's forward and derivative on each CPU path this machine runs, against float64.
 accuracy: build
 	$(PY) tools/accuracy_record.py
+
+# The fitted polynomials' coefficients in csrc/ are, byte for byte, what tools/ writes: the generators in an
+# environment of their own (requirements/tables.txt's numpy, the clang-format below). `make tables` rewrites them.
+TABLES_VENV := .venv-tables
+$(TABLES_VENV)/.deps: requirements/tables.txt
+	$(PYTHON) -m venv $(TABLES_VENV)
+	$(TABLES_VENV)/bin/pip install -q -r requirements/tables.txt "clang-format==$(CLANG_FORMAT_VERSION)"
+	touch $@
+tables-check: $(TABLES_VENV)/.deps
+	$(TABLES_VENV)/bin/python tools/fit_activation_tables.py --check
+	$(TABLES_VENV)/bin/python tools/fit_polynomials.py --check
+tables: $(TABLES_VENV)/.deps
+	$(TABLES_VENV)/bin/python tools/fit_activation_tables.py
+	$(TABLES_VENV)/bin/python tools/fit_polynomials.py
 
 # The LibTorch side, against the library `make build` built: the GoogleTest suite and the C++ example
 # under CTest, then `cmake --install` and projects outside the tree that find_package() it: a

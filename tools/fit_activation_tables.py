@@ -20,22 +20,23 @@ k w has few significant bits, so d = a - k w is exact in float (Sterbenz).
 
 Each polynomial is a relative minimax fit (to the function, or to Table.scale; Lawson's algorithm on Chebyshev nodes, float64) whose
 coefficients are rounded to float one at a time, the rest refitted to what the rounding left; where
-the function is 0 at a = 0, interval 0's constant term is 0. Run it from the repository root with numpy,
-then `make format`:
-    python tools/fit_activation_tables.py
+the function is 0 at a = 0, interval 0's constant term is 0. The header is written formatted (fitting.py);
+--check compares instead. Run with requirements/tables.txt's numpy:
+    python tools/fit_activation_tables.py [--check]
 """
 
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
+import fitting
 import numpy as np
 
 NODES = 400
+ITERATIONS = 60
 MARGIN = 1.02  # a rounded to the neighbouring interval lands just outside |d| <= w/2
 
-HEADER = Path(__file__).resolve().parents[1] / "csrc/activations/activation_tables.h"
+HEADER = fitting.REPO / "csrc/activations/activation_tables.h"
 
 
 @dataclass(frozen=True)
@@ -187,20 +188,8 @@ TABLES = [
 ]
 
 
-def lawson(basis: np.ndarray, target: np.ndarray, scale: np.ndarray, iterations: int = 60) -> np.ndarray:
-    """Coefficients minimising max |basis @ c - target| / scale."""
-    weights = np.full(len(target), 1.0 / len(target))
-    for _ in range(iterations):
-        w = np.sqrt(weights) / scale
-        coefficients, *_ = np.linalg.lstsq(basis * w[:, None], target * w, rcond=None)
-        error = np.abs(basis @ coefficients - target) / scale
-        weights = weights * error + 1e-300
-        weights /= weights.sum()
-    return coefficients
-
-
-def fit_interval(table: Table, k: int) -> list[np.float32]:
-    nodes = np.cos(np.pi * (np.arange(NODES) + 0.5) / NODES) * table.width / 2 * MARGIN
+def fit_interval(table: Table, k: int) -> list[float]:
+    nodes = fitting.chebyshev_points(NODES) * table.width / 2 * MARGIN
     d = np.concatenate([nodes, [-table.width / 2 * MARGIN, table.width / 2 * MARGIN]])
     vanishes = k == 0 and table.function(0.0) == 0
     if k == 0:
@@ -208,24 +197,14 @@ def fit_interval(table: Table, k: int) -> list[np.float32]:
     f = np.array([table.function(v) for v in k * table.width + d])
     scale = f if table.scale is None else np.array([table.scale(v) for v in k * table.width + d])
     basis = np.vander(d, table.degree + 1, increasing=True)
-    constant = 0.0 if vanishes else lawson(basis, f, scale)[0]
-    hi = np.float32(constant)
-    row = [hi]
+    constant = 0.0 if vanishes else fitting.lawson(basis, f, scale, ITERATIONS)[0]
+    row = [fitting.to_float(constant)]
     if table.split_constant:
-        row.append(np.float32(constant - float(hi)))
+        row.append(fitting.to_float(constant - row[0]))
     rest = f
     for c in row:
-        rest = rest - float(c)
-    for j in range(1, table.degree + 1):
-        c = np.float32(lawson(basis[:, j:], rest, scale)[0])
-        row.append(c)
-        rest = rest - float(c) * basis[:, j]
-    return row
-
-
-def float_literal(value: np.float32) -> str:
-    mantissa, exponent = float(value).hex().split("p")
-    return f"{mantissa.rstrip('0').rstrip('.')}p{exponent}f"
+        rest = rest - c
+    return row + fitting.fit_one_at_a_time(basis[:, 1:], rest, scale, ITERATIONS)
 
 
 def struct(table: Table) -> str:
@@ -233,7 +212,7 @@ def struct(table: Table) -> str:
     constant = ["constant's high part", "constant's low part"] if table.split_constant else ["constant"]
     names = constant + [f"d^{j}" for j in range(1, table.degree + 1)]
     rows = "\n".join(
-        f"      // {name}\n      {{{', '.join(float_literal(v) for v in row)}}},"
+        f"      // {name}\n      {{{', '.join(fitting.hex_literal(float(v), 'f', None) for v in row)}}},"
         for name, row in zip(names, coefficients, strict=True)
     )
     return f"""// {table.description}: degree {table.degree}, w = {float(table.width)}.
@@ -249,9 +228,9 @@ struct {table.name} {{
 
 
 def main() -> None:
+    check = fitting.parse_arguments("Writes csrc/activations/activation_tables.h.")
     structs = "\n\n".join(struct(table) for table in TABLES)
-    HEADER.write_text(
-        f"""#pragma once
+    text = f"""#pragma once
 // Written by tools/fit_activation_tables.py; do not edit. Functions F(a), 0 <= a <= (kIntervals - 1/2) w,
 // each in interval k (a = k w + d, |d| <= w/2) the polynomial sum_j c_j d^j, one row of kCoefficients a
 // coefficient: c_0, c_1, ... or, where kSplitConstant, c_0's high and low floats, then c_1, ... Relative
@@ -263,7 +242,7 @@ namespace uaccel::math {{
 
 }} // namespace uaccel::math
 """
-    )
+    fitting.write_or_check({HEADER: fitting.clang_format(text, HEADER)}, check)
 
 
 if __name__ == "__main__":

@@ -19,10 +19,10 @@ namespace uaccel::math {
 
 namespace detail {
 // Double's steps and range to float's accuracy, for float math evaluated in double (GELU's Phi): q(t) a
-// degree-4 minimax fit (Lawson's algorithm, as float's), relative error 3.1e-9, a twentieth of float's ulp.
+// degree-4 minimax fit (tools/fit_polynomials.py), relative error 3.1e-9, a twentieth of float's ulp.
 struct ExpTraitsFloatInDouble : ExpTraits<double> {
   static constexpr std::array<double, 5> kQ = {
-      0x1.fffffb9afd167p-2, 0x1.55549167a2c56p-3, 0x1.5558f1238e8e9p-5, 0x1.1239d3c1f70fdp-7, 0x1.6a244a9e3b5b7p-10};
+      0x1.fffffb9afd171p-2, 0x1.55549167a2c52p-3, 0x1.5558f1238e6bep-5, 0x1.1239d3c1f705ap-7, 0x1.6a244a9e37af8p-10};
 };
 } // namespace detail
 

@@ -505,11 +505,11 @@ struct GaussianTailTable {
        0x1.34805ap-5f, 0x1.26b4dp-5f,  0x1.1a1574p-5f, 0x1.0e7dcep-5f, 0x1.03cf06p-5f, 0x1.f3ddc2p-6f, 0x1.e18ddcp-6f,
        0x1.d087aep-6f, 0x1.c0a9c4p-6f, 0x1.b1d706p-6f, 0x1.a3f60ap-6f},
       // constant's low part
-      {-0x1.2f9d6p-35f,  0x1.acc046p-27f,  0x1.fc1bc8p-33f,  -0x1.a52b52p-29f, 0x1.5a6c6ep-28f,  0x1.8b9c98p-30f,
-       0x1.190718p-31f,  -0x1.870868p-31f, -0x1.cdab58p-30f, -0x1.89d3cap-29f, 0x1.698f12p-29f,  -0x1.b4c8fep-29f,
-       0x1.8f62c4p-29f,  0x1.6c52ep-31f,   0x1.c9112ep-30f,  0x1.7b78p-30f,    0x1.7a867cp-32f,  -0x1.df6f02p-30f,
-       -0x1.18fce4p-31f, -0x1.a1129cp-30f, 0x1.c8ddaep-30f,  -0x1.65c0e8p-32f, -0x1.999abp-32f,  0x1.c1f42ap-31f,
-       -0x1.c4d9cap-30f, -0x1.f87bf8p-30f, 0x1.7a2c64p-32f,  -0x1.e0dc2p-32f,  -0x1.23e672p-31f, -0x1.8183a4p-34f,
+      {-0x1.2f9ecp-35f,  0x1.acc044p-27f,  0x1.fc1b9p-33f,   -0x1.a52b5p-29f,  0x1.5a6c7p-28f,   0x1.8b9c92p-30f,
+       0x1.19071ep-31f,  -0x1.87086ap-31f, -0x1.cdab58p-30f, -0x1.89d3ccp-29f, 0x1.698f14p-29f,  -0x1.b4c8fep-29f,
+       0x1.8f62c4p-29f,  0x1.6c52dep-31f,  0x1.c9112cp-30f,  0x1.7b77fep-30f,  0x1.7a8684p-32f,  -0x1.df6f02p-30f,
+       -0x1.18fce2p-31f, -0x1.a1129ap-30f, 0x1.c8ddaep-30f,  -0x1.65c0fp-32f,  -0x1.999abp-32f,  0x1.c1f42cp-31f,
+       -0x1.c4d9cap-30f, -0x1.f87bf8p-30f, 0x1.7a2c62p-32f,  -0x1.e0dc2p-32f,  -0x1.23e674p-31f, -0x1.8183b4p-34f,
        0x1.a21c32p-31f,  0x1.537a8ep-31f},
       // d^1
       {-0x1.988452p-2f,  -0x1.cb063p-3f,  -0x1.19524cp-3f, -0x1.71c04ep-4f, -0x1.00f9dap-4f, -0x1.75ab64p-5f,
@@ -529,29 +529,29 @@ struct GaussianTailTable {
       {-0x1.104c18p-3f,  -0x1.c1d4aep-5f,  -0x1.9afb22p-6f,  -0x1.997afap-7f,  -0x1.b75eacp-8f,  -0x1.f62644p-9f,
        -0x1.2ed332p-9f,  -0x1.7e83ap-10f,  -0x1.f69d24p-11f, -0x1.55b94ap-11f, -0x1.dea268p-12f, -0x1.57f934p-12f,
        -0x1.f9cfd2p-13f, -0x1.7b65eep-13f, -0x1.21a0dep-13f, -0x1.c166c8p-14f, -0x1.618122p-14f, -0x1.19c96ap-14f,
-       -0x1.c61dp-15f,   -0x1.71efa4p-15f, -0x1.305344p-15f, -0x1.f8fe74p-16f, -0x1.a655cap-16f, -0x1.63d3fap-16f,
+       -0x1.c61dp-15f,   -0x1.71efa4p-15f, -0x1.305344p-15f, -0x1.f8fe76p-16f, -0x1.a655cap-16f, -0x1.63d3fap-16f,
        -0x1.2ded84p-16f, -0x1.01aa1ep-16f, -0x1.ba9f0ap-17f, -0x1.7df1a8p-17f, -0x1.4bb126p-17f, -0x1.20fde6p-17f,
        -0x1.fa343cp-18f, -0x1.bd87fep-18f},
       // d^4
       {0x1.fe187p-5f,   0x1.760976p-6f,  0x1.2f4646p-7f,  0x1.0d5ca6p-8f,  0x1.030298p-9f,  0x1.0ac136p-10f,
        0x1.239bcp-11f,  0x1.4fb752p-12f, 0x1.9439d6p-13f, 0x1.fa3774p-14f, 0x1.480b9ap-14f, 0x1.b638e6p-15f,
-       0x1.2cab24p-15f, 0x1.a6816ep-16f, 0x1.2f1d02p-16f, 0x1.bb61ecp-17f, 0x1.49cc4p-17f,  0x1.f256e2p-18f,
-       0x1.7d906p-18f,  0x1.281448p-18f, 0x1.d0f91cp-19f, 0x1.70d382p-19f, 0x1.278b7p-19f,  0x1.ddce38p-20f,
-       0x1.85a27p-20f,  0x1.3ffcc8p-20f, 0x1.08d11p-20f,  0x1.b8d2a6p-21f, 0x1.7203b8p-21f, 0x1.37c89p-21f,
+       0x1.2cab24p-15f, 0x1.a6816ep-16f, 0x1.2f1d02p-16f, 0x1.bb61eep-17f, 0x1.49cc4p-17f,  0x1.f256e2p-18f,
+       0x1.7d906p-18f,  0x1.281448p-18f, 0x1.d0f91cp-19f, 0x1.70d382p-19f, 0x1.278b7p-19f,  0x1.ddce36p-20f,
+       0x1.85a27p-20f,  0x1.3ffcc8p-20f, 0x1.08d11p-20f,  0x1.b8d2a6p-21f, 0x1.7203bap-21f, 0x1.37c892p-21f,
        0x1.0847cap-21f, 0x1.c2a40cp-22f},
       // d^5
       {-0x1.9ff4a8p-6f,  -0x1.20fc04p-7f,  -0x1.a3f044p-9f,  -0x1.4fee12p-10f, -0x1.222146p-11f, -0x1.0f6aa8p-12f,
        -0x1.113886p-13f, -0x1.1bb92p-14f,  -0x1.41b79ep-15f, -0x1.719fa4p-16f, -0x1.befe6cp-17f, -0x1.1b638p-17f,
        -0x1.5a3ed2p-18f, -0x1.bbef7cp-19f, -0x1.48efbcp-19f, -0x1.87fdf6p-20f, -0x1.48ad8ap-20f, -0x1.567354p-21f,
-       -0x1.959eb8p-21f, -0x1.345766p-21f, -0x1.6df1b8p-22f, -0x1.0dacaep-22f, -0x1.bb4356p-23f, -0x1.689b7ep-23f,
-       -0x1.48c1fep-24f, -0x1.fea272p-24f, -0x1.cd732cp-25f, -0x1.f49b6ap-24f, -0x1.5b473ep-28f, -0x1.522026p-24f,
+       -0x1.959eb8p-21f, -0x1.345766p-21f, -0x1.6df1b8p-22f, -0x1.0da3ecp-22f, -0x1.bb4356p-23f, -0x1.689b7ep-23f,
+       -0x1.48c1fep-24f, -0x1.fea272p-24f, -0x1.cd732cp-25f, -0x1.f49b6ap-24f, -0x1.5b474p-28f,  -0x1.522026p-24f,
        -0x1.12bf9cp-24f, 0x1.59542ap-27f},
       // d^6
-      {0x1.d86e98p-8f,  0x1.975f98p-9f,  0x1.0c6e74p-10f, 0x1.87365ep-12f, 0x1.3240ecp-13f,  0x1.06ef74p-14f,
-       0x1.e3a73p-16f,  0x1.ce645ap-17f, 0x1.e2fbaep-18f, 0x1.03983p-18f,  0x1.26f5a6p-19f,  0x1.5e4c4cp-20f,
-       0x1.914d8ep-21f, 0x1.ce1cdap-22f, 0x1.4cb906p-22f, 0x1.82842ap-23f, 0x1.19c344p-23f,  0x1.3ccda6p-24f,
-       0x1.6d61p-24f,   0x1.e85a14p-25f, 0x1.dff03p-26f,  0x1.9cb6a4p-26f, 0x1.e3ee48p-27f,  0x1.9d7b08p-27f,
-       0x1.e37df2p-29f, 0x1.faa6aep-28f, 0x1.eea85p-29f,  0x1.6bdcd8p-27f, -0x1.99378ep-30f, 0x1.d367f4p-29f,
+      {0x1.d86e98p-8f,  0x1.975f98p-9f,  0x1.0c6e74p-10f, 0x1.87365ep-12f, 0x1.3240ecp-13f,  0x1.06ef76p-14f,
+       0x1.e3a73p-16f,  0x1.ce645cp-17f, 0x1.e2fbaep-18f, 0x1.039836p-18f, 0x1.26f59cp-19f,  0x1.5e4c4cp-20f,
+       0x1.914d8ep-21f, 0x1.ce1cecp-22f, 0x1.4cb92cp-22f, 0x1.827c44p-23f, 0x1.19c2fap-23f,  0x1.3ccda6p-24f,
+       0x1.6d60b6p-24f, 0x1.e858e8p-25f, 0x1.dff03p-26f,  0x1.9cb938p-26f, 0x1.e3ee48p-27f,  0x1.9d8912p-27f,
+       0x1.e37df2p-29f, 0x1.faa6aep-28f, 0x1.eeadp-29f,   0x1.6bdcd8p-27f, -0x1.99665ap-30f, 0x1.d3508ep-29f,
        0x1.f62b92p-29f, 0x1.171b7cp-32f},
   };
 };
@@ -567,8 +567,8 @@ struct GaussianTailTableAvx2 {
       {0x1p-1f, 0x1.5845dcp-3f, 0x1.82b4bcp-4f, 0x1.095608p-4f, 0x1.926972p-5f, 0x1.43a38ap-5f, 0x1.0e7dcep-5f,
        0x1.d087aep-6f},
       // constant's low part
-      {-0x1.5f6fep-33f, 0x1.ae5d46p-28f, -0x1.c8cbbep-30f, 0x1.8f79fcp-29f, 0x1.7a93c4p-32f, 0x1.c8de12p-30f,
-       -0x1.c4d9b8p-30f, -0x1.23e672p-31f},
+      {-0x1.5f7008p-33f, 0x1.ae5d44p-28f, -0x1.c8cbbep-30f, 0x1.8f79fcp-29f, 0x1.7a93cap-32f, 0x1.c8de1p-30f,
+       -0x1.c4d9bap-30f, -0x1.23e672p-31f},
       // d^1
       {-0x1.988452p-2f, -0x1.00f9dap-4f, -0x1.5cf97cp-6f, -0x1.5068c2p-7f, -0x1.86b844p-8f, -0x1.fbf2dp-9f,
        -0x1.63cfc8p-9f, -0x1.06cdbep-9f},
@@ -585,17 +585,17 @@ struct GaussianTailTableAvx2 {
       {-0x1.b12082p-6f, -0x1.209b28p-11f, -0x1.3b2f64p-15f, -0x1.5e6034p-18f, -0x1.314254p-20f, -0x1.60e8ep-22f,
        -0x1.e9db44p-24f, -0x1.85b7d6p-25f},
       // d^6
-      {0x1.492b3p-7f, 0x1.2f4c42p-13f, 0x1.dbabdp-18f, 0x1.9189p-21f, 0x1.149fe2p-23f, 0x1.078cecp-25f, 0x1.388a0ap-27f,
+      {0x1.492b3p-7f, 0x1.2f4c42p-13f, 0x1.dbabdp-18f, 0x1.9189p-21f, 0x1.149fe2p-23f, 0x1.078cecp-25f, 0x1.388a0ep-27f,
        0x1.b28d4cp-29f},
       // d^7
       {-0x1.a9b08ap-9f, -0x1.34860ap-15f, -0x1.53ed5p-20f, -0x1.dd7cfp-24f, -0x1.0ffc72p-27f, -0x1.06f828p-29f,
-       -0x1.e3c918p-29f, -0x1.bfde1p-29f},
+       -0x1.e3c91ep-29f, -0x1.bfde1p-29f},
       // d^8
-      {0x1.953154p-11f, 0x1.5a99dcp-17f, 0x1.0c0298p-22f, 0x1.029b8ep-26f, 0x1.bc31f8p-30f, 0x1.62e054p-32f,
-       0x1.558d8cp-33f, 0x1.ab8b44p-34f},
+      {0x1.953154p-11f, 0x1.5a99dcp-17f, 0x1.0c0298p-22f, 0x1.029b8ep-26f, 0x1.bc31f6p-30f, 0x1.62e06p-32f,
+       0x1.558c8ep-33f, 0x1.ab8b44p-34f},
       // d^9
-      {-0x1.945eeep-14f, -0x1.3ce798p-19f, -0x1.f74faap-25f, 0x1.087ed8p-31f, -0x1.94c4b6p-29f, -0x1.d781d6p-32f,
-       0x1.3dd754p-30f, 0x1.5c774ep-30f},
+      {-0x1.945eeep-14f, -0x1.3ce798p-19f, -0x1.f74faap-25f, 0x1.087ed8p-31f, -0x1.94c4b6p-29f, -0x1.d781d4p-32f,
+       0x1.3dd76p-30f, 0x1.5c774ep-30f},
   };
 };
 

@@ -39,7 +39,7 @@ UACCEL_ACTIVATION V erfc_parts(V x, V& tail, V& gaussian) {
 // Phi(x) for a double or double lanes, to float's accuracy (GELU's float math is evaluated in double:
 // `widened`), from Phi(-|x|) = erfcx(|x| / sqrt(2)) e^(-x^2 / 2) / 2, with `gaussian` = e^(-x^2 / 2).
 // erfcx(a) (|x| + K) / 2 is a polynomial in t = (|x| - K) / (|x| + K), Shepherd and Laframboise's
-// variable, fitted (Lawson's algorithm) to a relative 4.9e-9 for |x| <= 16; past 16 Phi(-|x|) is below
+// variable, fitted (tools/fit_polynomials.py) to a relative 4.9e-9 for |x| <= 16; past 16 Phi(-|x|) is below
 // float's range. From x clamped to 40, where gaussian is 0, -inf gives NaN (-inf * 0) and +inf inf.
 template <typename V>
 UACCEL_ACTIVATION V normal_cdf_float_in_double(V x, V& gaussian) {

@@ -43,7 +43,7 @@ struct ExpTraits<float> {
   static constexpr float kExpm1Lowest = -17.5f;  // e^x < 2^-25 below: expm1(x) rounds to -1
   static constexpr float kExpVanishes = -88.0f;    // n = -127 here: the shifted 2^n is 0
   // q(t) = c2 + c3 t + ... + c6 t^4: a weighted minimax fit of (e^t - 1 - t) / t^2 on |t| <= ln2/2
-  // (Lawson's algorithm in float64, then rounded to float).
+  // (Lawson's algorithm in float64, then rounded to float: tools/fit_polynomials.py).
   static constexpr std::array<float, 5> kQ = {
       0x1.fffffep-2f, 0x1.5554b0p-3f, 0x1.555674p-5f, 0x1.122768p-7f, 0x1.6bec08p-10f};
 };
