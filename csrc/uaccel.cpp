@@ -98,4 +98,17 @@ TORCH_LIBRARY(uaccel, m) {
   // Host memory (csrc/host): pinned zero-copy registration, returning (id, CUDA view or None).
   m.def("register_host(Tensor host) -> (int, Tensor?)");
   m.def("unregister_host(int id) -> ()");
+
+  // Row-wise ops (csrc/rowwise): RMSNorm as F.rms_norm, with the model families' conventions as options
+  // (weight_offset: Gemma's 1 + weight; cast_before_weight: Llama's normalised value in the input's type,
+  // then the weight). _rms_norm_forward also returns the 1 / rms of each row, which the backward reads.
+  m.def(
+      "rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None, *, "
+      "float weight_offset=0., bool cast_before_weight=False) -> Tensor");
+  m.def(
+      "_rms_norm_forward(Tensor input, int[] normalized_shape, Tensor? weight, float? eps, float weight_offset, "
+      "bool cast_before_weight) -> (Tensor, Tensor)");
+  m.def(
+      "rms_norm_backward(Tensor grad_output, Tensor input, Tensor rstd, int[] normalized_shape, Tensor? weight, "
+      "float eps, float weight_offset, bool cast_before_weight, bool[2] output_mask) -> (Tensor, Tensor)");
 }

@@ -14,7 +14,7 @@ _native.load()  # registers the torch.ops.uaccel operators (once per process)
 
 # The pointwise ops' fakes, vmap, DTensor and nested rules, symbolic float parameters under torch.compile,
 # as every loaded library's get them: after the ELU family's own fake (_elu).
-from . import _elu, _schemas, library  # noqa: E402,F401  (_elu: imported for its fake)
+from . import _elu, _norms, _schemas, library  # noqa: E402,F401  (_elu, _norms: imported for their fakes)
 
 library.register_python_side(_schemas.pointwise_ops())
 from . import memory, ops  # noqa: E402

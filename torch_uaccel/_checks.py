@@ -78,3 +78,18 @@ def alignment(op: str, value: int) -> None:
         1 <= value <= MAX_ALIGNMENT and value & (value - 1) == 0,
         lambda: _FACTS["message.alignment"].format(op=op, got=value),
     )
+
+
+def trailing_shape(op: str, name: str, t: torch.Tensor, shape: list[int]) -> None:
+    k = len(shape)
+    torch._check(
+        k >= 1 and t.dim() >= k and list(t.shape[t.dim() - k :]) == list(shape),
+        lambda: _FACTS["message.trailing"].format(op=op, name=name, shape=list(shape), got=list(t.shape)),
+    )
+
+
+def normalized_shape(op: str, name: str, t: torch.Tensor, shape: list[int]) -> None:
+    torch._check(
+        list(t.shape) == list(shape),
+        lambda: _FACTS["message.normalized_shape"].format(op=op, name=name, shape=list(shape), got=list(t.shape)),
+    )

@@ -18,6 +18,10 @@ constexpr const char* kSameMessage =
 constexpr const char* kBroadcastMessage =
     "{op}: expected {a} and {b} to broadcast to one shape, but got {a_value} and {b_value}";
 constexpr const char* kChoiceMessage = "{op}: expected {name} to be one of {accepted}, but got '{got}'";
+constexpr const char* kTrailingMessage =
+    "{op}: expected {name}'s last dimensions to be normalized_shape, a nonempty {shape}, but got {name} of shape {got}";
+constexpr const char* kNormalizedShapeMessage =
+    "{op}: expected {name} of normalized_shape's shape {shape}, but got {name} of shape {got}";
 constexpr const char* kAlignmentMessage =
     "{op}: expected alignment to be a power of two between 1 and {max} bytes, but got {got}";
 
@@ -93,6 +97,21 @@ void broadcastable(const char* op, const char* a_name, const at::Tensor& a, cons
   }
 }
 
+void trailing_shape(const char* op, const char* name, const at::Tensor& t, at::IntArrayRef shape) {
+  const auto k = static_cast<int64_t>(shape.size());
+  TORCH_CHECK(
+      k >= 1 && t.dim() >= k && t.sizes().slice(t.dim() - k).equals(shape),
+      format(kTrailingMessage, {{"op", op}, {"name", name}, {"shape", c10::str(shape)}, {"got", c10::str(t.sizes())}}));
+}
+
+void normalized_shape(const char* op, const char* name, const at::Tensor& t, at::IntArrayRef shape) {
+  TORCH_CHECK(
+      t.sizes().equals(shape),
+      format(
+          kNormalizedShapeMessage,
+          {{"op", op}, {"name", name}, {"shape", c10::str(shape)}, {"got", c10::str(t.sizes())}}));
+}
+
 void choice(const char* op, std::string_view name, std::string_view accepted, std::string_view value) {
   std::vector<std::string_view> values;
   for (size_t start = 0; start < accepted.size();) {
@@ -135,6 +154,8 @@ std::vector<std::pair<std::string, std::string>> shared_facts() {
       {"message.same", kSameMessage},
       {"message.broadcast", kBroadcastMessage},
       {"message.choice", kChoiceMessage},
+      {"message.trailing", kTrailingMessage},
+      {"message.normalized_shape", kNormalizedShapeMessage},
       {"message.alignment", format(kAlignmentMessage, {{"max", std::to_string(kMaxAlignment)}})},
       {"floating_dtypes", dtypes},
       {"max_alignment", std::to_string(kMaxAlignment)},

@@ -38,6 +38,10 @@ UACCEL_API void same_device(
 // Whether a and b broadcast (sizes from the last dimension on equal, or one of them 1).
 UACCEL_API void broadcastable(
     const char* op, const char* a_name, const at::Tensor& a, const char* b_name, const at::Tensor& b);
+// Whether t's last dimensions are `shape` (normalized_shape of a row-wise op), at least one of them.
+UACCEL_API void trailing_shape(const char* op, const char* name, const at::Tensor& t, at::IntArrayRef shape);
+// Whether t's shape is `shape` (a row-wise op's weight).
+UACCEL_API void normalized_shape(const char* op, const char* name, const at::Tensor& t, at::IntArrayRef shape);
 // Whether a str parameter's value is one of `accepted` (space-separated).
 UACCEL_API void choice(const char* op, std::string_view name, std::string_view accepted, std::string_view value);
 UACCEL_API void alignment(const char* op, int64_t alignment);

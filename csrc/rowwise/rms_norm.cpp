@@ -1,0 +1,396 @@
+// RMSNorm (the schemas: csrc/uaccel.cpp): y = x / sqrt(mean(x^2) + eps) * weight over the trailing
+// normalized_shape dimensions, as F.rms_norm; the CPU kernels (rms_norm_isa.cpp) fused, the statistics in
+// double, one float of 1 / rms a row kept for the backward. Autograd at the Autograd key: reverse mode
+// through rms_norm_backward, whose own gradient (double backward and beyond) and every forward-mode
+// tangent come from the same math in ATen's differentiable ops (`Composite` below), which also serves
+// devices without a kernel of ours (CUDA, for now).
+#include <ATen/ATen.h>
+#include <c10/util/irange.h>
+#include <torch/csrc/autograd/VariableTypeUtils.h>
+#include <torch/library.h>
+
+#include <cfloat>
+#include <mutex>
+#include <numeric>
+#include <optional>
+#include <tuple>
+#include <vector>
+
+#include <uaccel/detail/autograd_node.h>
+#include <uaccel/detail/checks.h>
+
+#include "rms_norm.h"
+
+namespace uaccel::rowwise {
+
+cpu::CpuDispatch<RmsNormForwardKernel> rms_norm_forward_dispatch;
+cpu::CpuDispatch<RmsNormBackwardKernel> rms_norm_backward_dispatch;
+
+namespace {
+
+using torch::autograd::variable_list;
+
+// float for the half types and float; double for double.
+c10::ScalarType math_type(const at::Tensor& t) {
+  return t.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
+}
+
+double resolved_eps(const at::Tensor& input, std::optional<double> eps) {
+  return eps.value_or(input.scalar_type() == at::kDouble ? DBL_EPSILON : FLT_EPSILON);
+}
+
+void check(const char* op, const at::Tensor& input, at::IntArrayRef shape, const std::optional<at::Tensor>& weight) {
+  checks::floating(op, "input", input);
+  checks::trailing_shape(op, "input", input, shape);
+  if (weight.has_value()) {
+    checks::floating(op, "weight", *weight);
+    checks::normalized_shape(op, "weight", *weight, shape);
+    checks::same_device(op, "input", input, "weight", *weight);
+  }
+}
+
+// Where the weight is multiplied in the kernel: always, but for cast_before_weight with a weight of
+// another dtype (Llama's convention then promotes: the product is the weight's type, after the kernel).
+bool weight_in_kernel(const at::Tensor& input, const std::optional<at::Tensor>& weight, bool cast) {
+  return weight.has_value() && (!cast || weight->scalar_type() == input.scalar_type());
+}
+
+// The weight as the kernels read it: in the math type, contiguous, weight_offset added.
+at::Tensor kernel_weight(const at::Tensor& input, const std::optional<at::Tensor>& weight, double offset, bool cast) {
+  if (!weight_in_kernel(input, weight, cast)) {
+    return {};
+  }
+  const auto w = weight->to(math_type(input)).contiguous();
+  return offset == 0 ? w : w + offset;
+}
+
+at::Tensor offset_weight(const at::Tensor& weight, double offset) {
+  return offset == 0 ? weight : weight + offset;
+}
+
+std::vector<int64_t> outer_sizes(const at::Tensor& input, at::IntArrayRef shape) {
+  const auto sizes = input.sizes();
+  return sizes.slice(0, sizes.size() - shape.size()).vec();
+}
+
+// The same math in ATen's ops: differentiable to any order in both modes, on any device.
+namespace composite {
+
+std::vector<int64_t> normalized_dims(const at::Tensor& input, at::IntArrayRef shape) {
+  std::vector<int64_t> dims;
+  for (const auto d : c10::irange(input.dim() - static_cast<int64_t>(shape.size()), input.dim())) {
+    dims.push_back(d);
+  }
+  return dims;
+}
+
+std::tuple<at::Tensor, at::Tensor> forward(
+    const at::Tensor& input,
+    at::IntArrayRef shape,
+    const std::optional<at::Tensor>& weight,
+    double eps,
+    double offset,
+    bool cast) {
+  const auto x = input.to(math_type(input));
+  const auto rstd = at::rsqrt(x.pow(2).mean(normalized_dims(input, shape), /*keepdim=*/true) + eps);
+  auto y = x * rstd;
+  at::Tensor out;
+  if (!weight.has_value()) {
+    out = y.to(input.scalar_type());
+  } else if (cast) {
+    out = y.to(input.scalar_type()) * offset_weight(*weight, offset);
+  } else {
+    out = (y * offset_weight(weight->to(math_type(input)), offset)).to(input.scalar_type());
+  }
+  return {out, rstd.reshape(outer_sizes(input, shape))};
+}
+
+std::tuple<at::Tensor, at::Tensor> backward(
+    const at::Tensor& grad_out,
+    const at::Tensor& input,
+    at::IntArrayRef shape,
+    const std::optional<at::Tensor>& weight,
+    double eps,
+    double offset,
+    bool cast,
+    std::array<bool, 2> mask) {
+  const auto dims = normalized_dims(input, shape);
+  const auto x = input.to(math_type(input));
+  const auto rstd = at::rsqrt(x.pow(2).mean(dims, /*keepdim=*/true) + eps);
+  const auto xhat = x * rstd;
+  const auto g = grad_out.to(math_type(input));
+  const auto gw = weight.has_value() ? g * offset_weight(weight->to(math_type(input)), offset) : g;
+  at::Tensor grad_input, grad_weight;
+  if (mask[0]) {
+    grad_input = (rstd * (gw - xhat * (xhat * gw).mean(dims, /*keepdim=*/true))).to(input.scalar_type());
+  }
+  if (mask[1] && weight.has_value()) {
+    const auto product = g * (cast ? xhat.to(input.scalar_type()).to(math_type(input)) : xhat);
+    const auto outer = input.dim() - static_cast<int64_t>(shape.size());
+    std::vector<int64_t> outer_dims(static_cast<size_t>(outer));
+    std::iota(outer_dims.begin(), outer_dims.end(), 0);
+    grad_weight = (outer == 0 ? product : product.sum(outer_dims)).to(weight->scalar_type());
+  }
+  return {grad_input, grad_weight};
+}
+
+} // namespace composite
+
+// -- CPU ---------------------------------------------------------------------------------------------
+
+std::tuple<at::Tensor, at::Tensor> forward_cpu(
+    const at::Tensor& input,
+    at::IntArrayRef shape,
+    const std::optional<at::Tensor>& weight,
+    std::optional<double> eps,
+    double offset,
+    bool cast) {
+  check("uaccel.rms_norm", input, shape, weight);
+  const auto x = input.contiguous();
+  const int64_t n = c10::multiply_integers(shape);
+  const int64_t rows = c10::multiply_integers(outer_sizes(input, shape));
+  auto out = at::empty(input.sizes(), input.options().memory_format(at::MemoryFormat::Contiguous));
+  auto rstd = at::empty(outer_sizes(input, shape), input.options().dtype(math_type(input)));
+  if (rows > 0) {
+    const auto rows_of_x = x.view({rows, n});
+    auto rows_of_out = out.view({rows, n});
+    auto rstd_rows = rstd.view({rows});
+    rms_norm_forward_dispatch(
+        rows_of_x, kernel_weight(input, weight, offset, cast), resolved_eps(input, eps), cast, rows_of_out, rstd_rows);
+  }
+  if (weight.has_value() && !weight_in_kernel(input, weight, cast)) {
+    out = out * offset_weight(*weight, offset);
+  }
+  return {out, rstd};
+}
+
+at::Tensor rms_norm_cpu(
+    const at::Tensor& input,
+    at::IntArrayRef shape,
+    const std::optional<at::Tensor>& weight,
+    std::optional<double> eps,
+    double offset,
+    bool cast) {
+  return std::get<0>(forward_cpu(input, shape, weight, eps, offset, cast));
+}
+
+std::tuple<at::Tensor, at::Tensor> backward_cpu(
+    const at::Tensor& grad_out,
+    const at::Tensor& input,
+    const at::Tensor& rstd,
+    at::IntArrayRef shape,
+    const std::optional<at::Tensor>& weight,
+    double eps,
+    double offset,
+    bool cast,
+    std::array<bool, 2> mask) {
+  check("uaccel.rms_norm_backward", input, shape, weight);
+  TORCH_CHECK(
+      grad_out.sizes().equals(input.sizes()), "uaccel.rms_norm_backward: expected grad_output of input's shape ",
+      input.sizes(), ", but got ", grad_out.sizes());
+  if (weight.has_value() && !weight_in_kernel(input, weight, cast)) {  // a promoted product: as ATen's ops
+    return composite::backward(grad_out, input, shape, weight, eps, offset, cast, mask);
+  }
+  const int64_t n = c10::multiply_integers(shape);
+  const int64_t rows = c10::multiply_integers(outer_sizes(input, shape));
+  const auto x = input.contiguous();
+  const auto g = grad_out.to(input.scalar_type()).contiguous();
+  at::Tensor grad_input = mask[0] ? at::empty_like(x) : at::Tensor();
+  at::Tensor grad_weight_math =
+      mask[1] && weight.has_value() ? at::zeros({n}, input.options().dtype(math_type(input))) : at::Tensor();
+  if (rows > 0 && (grad_input.defined() || grad_weight_math.defined())) {
+    auto dx_rows = grad_input.defined() ? grad_input.view({rows, n}) : at::Tensor();
+    rms_norm_backward_dispatch(
+        g.view({rows, n}), x.view({rows, n}), rstd.contiguous().view({rows}),
+        kernel_weight(input, weight, offset, cast), cast, dx_rows, grad_weight_math);
+  }
+  at::Tensor grad_weight;
+  if (grad_weight_math.defined()) {
+    grad_weight = grad_weight_math.view(shape).to(weight->scalar_type());
+  }
+  return {grad_input, grad_weight};
+}
+
+// -- Other devices: the composite, below autograd ------------------------------------------------------
+
+std::tuple<at::Tensor, at::Tensor> forward_composite(
+    const at::Tensor& input,
+    at::IntArrayRef shape,
+    const std::optional<at::Tensor>& weight,
+    std::optional<double> eps,
+    double offset,
+    bool cast) {
+  check("uaccel.rms_norm", input, shape, weight);
+  return composite::forward(input, shape, weight, resolved_eps(input, eps), offset, cast);
+}
+
+at::Tensor rms_norm_composite(
+    const at::Tensor& input,
+    at::IntArrayRef shape,
+    const std::optional<at::Tensor>& weight,
+    std::optional<double> eps,
+    double offset,
+    bool cast) {
+  return std::get<0>(forward_composite(input, shape, weight, eps, offset, cast));
+}
+
+std::tuple<at::Tensor, at::Tensor> backward_composite(
+    const at::Tensor& grad_out,
+    const at::Tensor& input,
+    const at::Tensor&,
+    at::IntArrayRef shape,
+    const std::optional<at::Tensor>& weight,
+    double eps,
+    double offset,
+    bool cast,
+    std::array<bool, 2> mask) {
+  check("uaccel.rms_norm_backward", input, shape, weight);
+  return composite::backward(grad_out, input, shape, weight, eps, offset, cast, mask);
+}
+
+// -- Autograd ----------------------------------------------------------------------------------------
+
+const auto& forward_op() {
+  static const auto op = c10::Dispatcher::singleton()
+                             .findSchemaOrThrow("uaccel::_rms_norm_forward", "")
+                             .typed<std::tuple<at::Tensor, at::Tensor>(
+                                 const at::Tensor&, at::IntArrayRef, const std::optional<at::Tensor>&,
+                                 std::optional<double>, double, bool)>();
+  return op;
+}
+
+const auto& rms_norm_op() {
+  static const auto op = c10::Dispatcher::singleton()
+                             .findSchemaOrThrow("uaccel::rms_norm", "")
+                             .typed<at::Tensor(
+                                 const at::Tensor&, at::IntArrayRef, const std::optional<at::Tensor>&,
+                                 std::optional<double>, double, bool)>();
+  return op;
+}
+
+const auto& backward_op() {
+  static const auto op = c10::Dispatcher::singleton()
+                             .findSchemaOrThrow("uaccel::rms_norm_backward", "")
+                             .typed<std::tuple<at::Tensor, at::Tensor>(
+                                 const at::Tensor&, const at::Tensor&, const at::Tensor&, at::IntArrayRef,
+                                 const std::optional<at::Tensor>&, double, double, bool, std::array<bool, 2>)>();
+  return op;
+}
+
+bool has_tangent(const at::Tensor& t) {
+  return autograd::tangent(t).defined();
+}
+
+// The gradient of rms_norm: (input, weight) from rms_norm_backward, called through the dispatcher so
+// that it is differentiable in its turn.
+struct RmsNormBackward : torch::autograd::TraceableFunction {
+  variable_list apply(variable_list&& grads) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const std::array<bool, 2> needs{task_should_compute_output(0), has_weight && task_should_compute_output(1)};
+    if (!grads[0].defined() || (!needs[0] && !needs[1])) {
+      return {at::Tensor(), at::Tensor()};
+    }
+    const auto input = input_.unpack();
+    const auto weight = has_weight ? std::optional<at::Tensor>(weight_.unpack()) : std::nullopt;
+    auto [grad_input, grad_weight] =
+        backward_op().call(grads[0], input, rstd_.unpack(), shape, weight, eps, offset, cast, needs);
+    return {needs[0] ? grad_input : at::Tensor(), needs[1] ? grad_weight : at::Tensor()};
+  }
+  std::string name() const override { return "RmsNormBackward"; }
+  void release_variables() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    input_.reset_data();
+    weight_.reset_data();
+    rstd_.reset_data();
+  }
+
+  torch::autograd::SavedVariable input_, weight_, rstd_;
+  std::vector<int64_t> shape;
+  bool has_weight = false;
+  double eps = 0, offset = 0;
+  bool cast = false;
+};
+
+at::Tensor rms_norm_autograd(
+    c10::DispatchKeySet keys,
+    const at::Tensor& input,
+    at::IntArrayRef shape,
+    const std::optional<at::Tensor>& weight,
+    std::optional<double> eps,
+    double offset,
+    bool cast) {
+  const at::Tensor weight_or_none = weight.value_or(at::Tensor());
+  if (has_tangent(input) || has_tangent(weight_or_none)) {  // forward mode: ATen's ops carry the tangents
+    check("uaccel.rms_norm", input, shape, weight);
+    return std::get<0>(composite::forward(input, shape, weight, resolved_eps(input, eps), offset, cast));
+  }
+  const auto below = keys & c10::after_autograd_keyset;
+  if (!torch::autograd::compute_requires_grad(input, weight_or_none)) {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    return rms_norm_op().redispatch(below, input, shape, weight, eps, offset, cast);
+  }
+  auto grad_fn = autograd::make_node<RmsNormBackward>();
+  grad_fn->set_next_edges(torch::autograd::collect_next_edges(input, weight_or_none));
+  at::Tensor out, rstd;
+  {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    std::tie(out, rstd) = forward_op().redispatch(below, input, shape, weight, eps, offset, cast);
+  }
+  torch::autograd::set_history(out, grad_fn);
+  grad_fn->input_ = torch::autograd::SavedVariable(input, /*is_output=*/false);
+  grad_fn->has_weight = weight.has_value();
+  if (weight.has_value()) {
+    grad_fn->weight_ = torch::autograd::SavedVariable(*weight, /*is_output=*/false);
+  }
+  grad_fn->rstd_ = torch::autograd::SavedVariable(rstd, /*is_output=*/false);
+  grad_fn->shape = shape.vec();
+  grad_fn->eps = resolved_eps(input, eps);
+  grad_fn->offset = offset;
+  grad_fn->cast = cast;
+  autograd::node_created(grad_fn);
+  return out;
+}
+
+// The backward's own gradient: where anything asks for one (double backward, forward over reverse),
+// the composite's, from ATen's ops; otherwise the kernel.
+std::tuple<at::Tensor, at::Tensor> backward_autograd(
+    c10::DispatchKeySet keys,
+    const at::Tensor& grad_out,
+    const at::Tensor& input,
+    const at::Tensor& rstd,
+    at::IntArrayRef shape,
+    const std::optional<at::Tensor>& weight,
+    double eps,
+    double offset,
+    bool cast,
+    std::array<bool, 2> mask) {
+  const at::Tensor weight_or_none = weight.value_or(at::Tensor());
+  if (torch::autograd::compute_requires_grad(grad_out, input, weight_or_none) || has_tangent(grad_out) ||
+      has_tangent(input) || has_tangent(weight_or_none)) {
+    check("uaccel.rms_norm_backward", input, shape, weight);
+    return composite::backward(grad_out, input, shape, weight, eps, offset, cast, mask);
+  }
+  at::AutoDispatchBelowADInplaceOrView guard;
+  return backward_op().redispatch(
+      keys & c10::after_autograd_keyset, grad_out, input, rstd, shape, weight, eps, offset, cast, mask);
+}
+
+} // namespace
+} // namespace uaccel::rowwise
+
+TORCH_LIBRARY_IMPL(uaccel, CPU, m) {
+  m.impl("rms_norm", &uaccel::rowwise::rms_norm_cpu);
+  m.impl("_rms_norm_forward", &uaccel::rowwise::forward_cpu);
+  m.impl("rms_norm_backward", &uaccel::rowwise::backward_cpu);
+}
+
+TORCH_LIBRARY_IMPL(uaccel, CUDA, m) {
+  m.impl("rms_norm", &uaccel::rowwise::rms_norm_composite);
+  m.impl("_rms_norm_forward", &uaccel::rowwise::forward_composite);
+  m.impl("rms_norm_backward", &uaccel::rowwise::backward_composite);
+}
+
+TORCH_LIBRARY_IMPL(uaccel, Autograd, m) {
+  m.impl("rms_norm", &uaccel::rowwise::rms_norm_autograd);
+  m.impl("rms_norm_backward", &uaccel::rowwise::backward_autograd);
+}

@@ -1,0 +1,141 @@
+"""RMSNorm's Python side (the ops: csrc/rowwise/rms_norm.cpp): the function and the nn module users call,
+the fakes of its three ops, and its vmap rules.
+
+The model families' conventions are options of the op, so their modules can be matched within their
+dtype's precision: F.rms_norm's (and Qwen3's q/k norms', and Mistral's) weight multiplied in float32,
+then one cast (the default); Llama's and Qwen2's normalised value cast to the input's dtype before the
+weight (``cast_before_weight=True``); Gemma's ``1 + weight`` (``weight_offset=1.0``).
+"""
+
+import torch
+from torch import nn
+
+from . import _checks, _fake
+
+_OP = "uaccel.rms_norm"
+
+
+def rms_norm(
+    input: torch.Tensor,
+    normalized_shape: int | list[int] | tuple[int, ...] | torch.Size,
+    weight: torch.Tensor | None = None,
+    eps: float | None = None,
+    *,
+    weight_offset: float = 0.0,
+    cast_before_weight: bool = False,
+) -> torch.Tensor:
+    """RMSNorm over the trailing ``normalized_shape`` dimensions, as ``F.rms_norm(input, normalized_shape,
+    weight, eps)``: ``input / sqrt(mean(input^2) + eps) * (weight + weight_offset)``, the statistics in
+    float64 (float32 inputs and the half types: one float32 rounding of the result); ``eps`` defaults to
+    the machine epsilon of float32 (float64 for float64 inputs). ``cast_before_weight``: the normalised
+    value is cast to the input's dtype before the weight multiplies it (Llama's convention).
+
+    Differentiable to any order in reverse and forward mode, under torch.compile and torch.export.
+
+    >>> torch_uaccel.rms_norm(torch.tensor([[3.0, 4.0]]), [2])
+    tensor([[0.8485, 1.1314]])
+    """
+    shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
+    return torch.ops.uaccel.rms_norm(
+        input, shape, weight, eps, weight_offset=weight_offset, cast_before_weight=cast_before_weight
+    )
+
+
+class RMSNorm(nn.RMSNorm):
+    """Drop-in for ``nn.RMSNorm`` backed by ``uaccel.rms_norm`` (a subclass of it: the same parameters,
+    state dict and ``repr``), with the op's ``weight_offset`` and ``cast_before_weight`` options."""
+
+    def __init__(
+        self,
+        normalized_shape,
+        eps: float | None = None,
+        elementwise_affine: bool = True,
+        device=None,
+        dtype=None,
+        *,
+        weight_offset: float = 0.0,
+        cast_before_weight: bool = False,
+    ) -> None:
+        super().__init__(normalized_shape, eps, elementwise_affine, device, dtype)
+        self.weight_offset = weight_offset
+        self.cast_before_weight = cast_before_weight
+
+    def forward(self, input: torch.Tensor) -> torch.Tensor:
+        return rms_norm(
+            input,
+            self.normalized_shape,
+            self.weight,
+            self.eps,
+            weight_offset=self.weight_offset,
+            cast_before_weight=self.cast_before_weight,
+        )
+
+
+# -- Fakes: the checks of the C++ kernels, the outputs' shapes and dtypes --------------------------------
+
+
+def _math_dtype(input: torch.Tensor) -> torch.dtype:
+    return torch.float64 if input.dtype == torch.float64 else torch.float32
+
+
+def _check(op: str, input, normalized_shape, weight) -> None:
+    _checks.floating(op, "input", input)
+    _checks.trailing_shape(op, "input", input, normalized_shape)
+    if weight is not None:
+        _checks.floating(op, "weight", weight)
+        _checks.normalized_shape(op, "weight", weight, normalized_shape)
+        _checks.same_device(op, "input", input, "weight", weight)
+
+
+def _out_dtype(input, weight, cast_before_weight: bool) -> torch.dtype:
+    """The input's, but for Llama's convention with a weight of another dtype: the product promotes."""
+    if cast_before_weight and weight is not None and weight.dtype != input.dtype:
+        return torch.promote_types(input.dtype, weight.dtype)
+    return input.dtype
+
+
+@_fake.own_fake("uaccel::_rms_norm_forward")
+def _forward_fake(input, normalized_shape, weight, eps, weight_offset, cast_before_weight):
+    _check(_OP, input, normalized_shape, weight)
+    out = input.new_empty(input.shape, dtype=_out_dtype(input, weight, cast_before_weight))
+    rstd = input.new_empty(input.shape[: input.dim() - len(normalized_shape)], dtype=_math_dtype(input))
+    return out, rstd
+
+
+@_fake.own_fake("uaccel::rms_norm")
+def _rms_norm_fake(input, normalized_shape, weight=None, eps=None, *, weight_offset=0.0, cast_before_weight=False):
+    return _forward_fake(input, normalized_shape, weight, eps, weight_offset, cast_before_weight)[0]
+
+
+@_fake.own_fake("uaccel::rms_norm_backward")
+def _backward_fake(grad_output, input, rstd, normalized_shape, weight, eps, weight_offset, cast_before_weight, mask):
+    _check("uaccel.rms_norm_backward", input, normalized_shape, weight)
+    grad_input = torch.empty_like(input, memory_format=torch.contiguous_format) if mask[0] else None
+    grad_weight = (
+        torch.empty_like(weight, memory_format=torch.contiguous_format) if mask[1] and weight is not None else None
+    )
+    return grad_input, grad_weight
+
+
+# -- vmap: a batch dimension of the input is one more row dimension ----------------------------------------
+
+
+def _rms_norm_vmap(
+    info, in_dims, input, normalized_shape, weight=None, eps=None, *, weight_offset=0.0, cast_before_weight=False
+):
+    input_dim, weight_dim = in_dims[0], in_dims[2]
+    options = {"weight_offset": weight_offset, "cast_before_weight": cast_before_weight}
+    if weight_dim is None:
+        return torch.ops.uaccel.rms_norm(input.movedim(input_dim, 0), normalized_shape, weight, eps, **options), 0
+    # A weight per sample: the op normalises without it, the product is ATen's, batched.
+    weights = weight.movedim(weight_dim, 0)
+    x = input.movedim(input_dim, 0) if input_dim is not None else input.expand(weights.shape[0], *input.shape)
+    weights = weights.reshape(weights.shape[0], *[1] * (x.dim() - weights.dim()), *weights.shape[1:])
+    if cast_before_weight:
+        return torch.ops.uaccel.rms_norm(x, normalized_shape, None, eps) * (weights + weight_offset), 0
+    math = _math_dtype(x)
+    normalised = torch.ops.uaccel.rms_norm(x.to(math), normalized_shape, None, eps)  # exact: the input widened
+    return (normalised * (weights.to(math) + weight_offset)).to(x.dtype), 0
+
+
+torch.library.register_vmap("uaccel::rms_norm", _rms_norm_vmap)
