@@ -101,13 +101,20 @@ TORCH_LIBRARY(uaccel, m) {
 
   // Row-wise ops (csrc/rowwise): RMSNorm as F.rms_norm, with the model families' conventions as options
   // (weight_offset: Gemma's 1 + weight; cast_before_weight: Llama's normalised value in the input's type,
-  // then the weight). _rms_norm_forward also returns the 1 / rms of each row, which the backward reads.
+  // then the weight). add_rms_norm: residual_out = input + residual, out = rms_norm(residual_out), in one
+  // pass. The _forward ops also return the 1 / rms of each row, which the backward reads.
   m.def(
       "rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None, *, "
       "float weight_offset=0., bool cast_before_weight=False) -> Tensor");
   m.def(
       "_rms_norm_forward(Tensor input, int[] normalized_shape, Tensor? weight, float? eps, float weight_offset, "
       "bool cast_before_weight) -> (Tensor, Tensor)");
+  m.def(
+      "add_rms_norm(Tensor input, Tensor residual, int[] normalized_shape, Tensor? weight=None, float? eps=None, *, "
+      "float weight_offset=0., bool cast_before_weight=False) -> (Tensor out, Tensor residual_out)");
+  m.def(
+      "_add_rms_norm_forward(Tensor input, Tensor residual, int[] normalized_shape, Tensor? weight, float? eps, "
+      "float weight_offset, bool cast_before_weight) -> (Tensor, Tensor, Tensor)");
   m.def(
       "rms_norm_backward(Tensor grad_output, Tensor input, Tensor rstd, int[] normalized_shape, Tensor? weight, "
       "float eps, float weight_offset, bool cast_before_weight, bool[2] output_mask) -> (Tensor, Tensor)");

@@ -233,3 +233,62 @@ def test_bad_input_is_refused_naming_the_op(call, message):
     with pytest.raises(RuntimeError, match=message), torch._subclasses.fake_tensor.FakeTensorMode() as mode:
         call(mode.from_tensor(x))
     assert torch.equal(x, before)
+
+
+# -- add_rms_norm: the residual add and the norm in one pass -------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize(("shape", "normalized"), SHAPES)
+def test_add_rms_norm_is_the_add_then_the_norm(dtype, shape, normalized):
+    x, residual = _inputs(shape, dtype), _inputs(shape, dtype, seed=12)
+    weight = _inputs(normalized, dtype, seed=13)
+    out, residual_out = torch_uaccel.add_rms_norm(x, residual, normalized, weight)
+    assert torch.equal(residual_out, x + residual)
+    torch.testing.assert_close(out, torch_uaccel.rms_norm(x + residual, normalized, weight), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("options", [{}, {"weight_offset": 1.0}, {"cast_before_weight": True}])
+def test_add_rms_norm_gradcheck_both_outputs(options):
+    x, residual = (_inputs((3, 4, 6), torch.float64, seed=s).requires_grad_() for s in (14, 15))
+    weight = _inputs((6,), torch.float64, seed=16).requires_grad_()
+
+    def fn(x, residual, weight):
+        return torch_uaccel.add_rms_norm(x, residual, 6, weight, 1e-3, **options)
+
+    assert torch.autograd.gradcheck(fn, (x, residual, weight), check_forward_ad=True, check_batched_grad=True)
+    assert torch.autograd.gradgradcheck(fn, (x, residual, weight), check_fwd_over_rev=True)
+
+
+def test_add_rms_norm_opcheck_compile_and_vmap():
+    x, residual = (_inputs((4, 8, 16), torch.float32, seed=s).requires_grad_() for s in (17, 18))
+    weight = _inputs((16,), torch.float32, seed=19).requires_grad_()
+    opcheck(torch.ops.uaccel.add_rms_norm.default, (x, residual, [16], weight, None))
+
+    def loss(x, residual, weight):
+        out, residual_out = torch_uaccel.add_rms_norm(x, residual, 16, weight)
+        return out.square().sum() + (residual_out * 0.5).square().sum()
+
+    compiled = torch.compile(loss, fullgraph=True)
+    ours = torch.autograd.grad(compiled(x, residual, weight), (x, residual, weight))
+    for a, b in zip(ours, torch.autograd.grad(loss(x, residual, weight), (x, residual, weight)), strict=True):
+        torch.testing.assert_close(a, b)
+    batched = torch.func.vmap(lambda a, b: torch_uaccel.add_rms_norm(a, b, 16, weight))(x.detach(), residual.detach())
+    torch.testing.assert_close(batched[0], F.rms_norm(x + residual, (16,), weight).detach())
+
+
+@pytest.mark.parametrize(
+    ("other", "message"),
+    [
+        (torch.ones(4, 15), r"uaccel.add_rms_norm: expected input and residual to have the same shape"),
+        (
+            torch.ones(4, 16, dtype=torch.float64),
+            r"uaccel.add_rms_norm: expected input and residual to have the same dtype",
+        ),
+    ],
+)
+def test_add_rms_norm_refuses_a_residual_unlike_the_input(other, message):
+    with pytest.raises(RuntimeError, match=message):
+        torch_uaccel.add_rms_norm(torch.randn(4, 16), other, 16)
+    with pytest.raises(RuntimeError, match=message), torch._subclasses.fake_tensor.FakeTensorMode() as mode:
+        torch_uaccel.add_rms_norm(mode.from_tensor(torch.randn(4, 16)), mode.from_tensor(other), 16)

@@ -1,5 +1,5 @@
-"""RMSNorm's Python side (the ops: csrc/rowwise/rms_norm.cpp): the function and the nn module users call,
-the fakes of its three ops, and its vmap rules.
+"""RMSNorm's Python side (the ops: csrc/rowwise/rms_norm.cpp): the functions (rms_norm, add_rms_norm) and
+the nn module users call, the fakes of the ops, and their vmap rules.
 
 The model families' conventions are options of the op, so their modules can be matched within their
 dtype's precision: F.rms_norm's (and Qwen3's q/k norms', and Mistral's) weight multiplied in float32,
@@ -12,7 +12,7 @@ from torch import nn
 
 from . import _checks, _fake
 
-_OP = "uaccel.rms_norm"
+_OP, _ADD_OP = "uaccel.rms_norm", "uaccel.add_rms_norm"
 
 
 def rms_norm(
@@ -38,6 +38,25 @@ def rms_norm(
     shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
     return torch.ops.uaccel.rms_norm(
         input, shape, weight, eps, weight_offset=weight_offset, cast_before_weight=cast_before_weight
+    )
+
+
+def add_rms_norm(
+    input: torch.Tensor,
+    residual: torch.Tensor,
+    normalized_shape: int | list[int] | tuple[int, ...] | torch.Size,
+    weight: torch.Tensor | None = None,
+    eps: float | None = None,
+    *,
+    weight_offset: float = 0.0,
+    cast_before_weight: bool = False,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """A transformer block's residual add and the next norm in one pass: ``residual_out = input + residual``
+    (in their dtype, as ``+``) and ``out = rms_norm(residual_out, ...)``; returns ``(out, residual_out)``,
+    both differentiable. ``input`` and ``residual`` have one shape and dtype."""
+    shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
+    return torch.ops.uaccel.add_rms_norm(
+        input, residual, shape, weight, eps, weight_offset=weight_offset, cast_before_weight=cast_before_weight
     )
 
 
@@ -107,6 +126,30 @@ def _rms_norm_fake(input, normalized_shape, weight=None, eps=None, *, weight_off
     return _forward_fake(input, normalized_shape, weight, eps, weight_offset, cast_before_weight)[0]
 
 
+def _check_residual(op: str, input, residual) -> None:
+    _checks.same_shape(op, "input", input, "residual", residual)
+    _checks.same_dtype(op, "input", input, "residual", residual)
+    _checks.same_device(op, "input", input, "residual", residual)
+
+
+@_fake.own_fake("uaccel::_add_rms_norm_forward")
+def _add_forward_fake(input, residual, normalized_shape, weight, eps, weight_offset, cast_before_weight):
+    _check(_ADD_OP, input, normalized_shape, weight)
+    _check_residual(_ADD_OP, input, residual)
+    out, rstd = _forward_fake(input, normalized_shape, weight, eps, weight_offset, cast_before_weight)
+    return out, torch.empty_like(input, memory_format=torch.contiguous_format), rstd
+
+
+@_fake.own_fake("uaccel::add_rms_norm")
+def _add_rms_norm_fake(
+    input, residual, normalized_shape, weight=None, eps=None, *, weight_offset=0.0, cast_before_weight=False
+):
+    out, residual_out, _ = _add_forward_fake(
+        input, residual, normalized_shape, weight, eps, weight_offset, cast_before_weight
+    )
+    return out, residual_out
+
+
 @_fake.own_fake("uaccel::rms_norm_backward")
 def _backward_fake(grad_output, input, rstd, normalized_shape, weight, eps, weight_offset, cast_before_weight, mask):
     _check("uaccel.rms_norm_backward", input, normalized_shape, weight)
@@ -139,3 +182,33 @@ def _rms_norm_vmap(
 
 
 torch.library.register_vmap("uaccel::rms_norm", _rms_norm_vmap)
+
+
+def _add_rms_norm_vmap(
+    info,
+    in_dims,
+    input,
+    residual,
+    normalized_shape,
+    weight=None,
+    eps=None,
+    *,
+    weight_offset=0.0,
+    cast_before_weight=False,
+):
+    """input and residual with their batch dimension first (expanded where one has none); a weight per
+    sample: the add, then rms_norm's rule."""
+    input_dim, residual_dim, weight_dim = in_dims[0], in_dims[1], in_dims[3]
+    size = info.batch_size
+    x = input.movedim(input_dim, 0) if input_dim is not None else input.expand(size, *input.shape)
+    r = residual.movedim(residual_dim, 0) if residual_dim is not None else residual.expand(size, *residual.shape)
+    options = {"weight_offset": weight_offset, "cast_before_weight": cast_before_weight}
+    if weight_dim is None:
+        out, residual_out = torch.ops.uaccel.add_rms_norm(x, r, normalized_shape, weight, eps, **options)
+        return (out, residual_out), (0, 0)
+    residual_out = x + r
+    out, _ = _rms_norm_vmap(info, (0, None, weight_dim), residual_out, normalized_shape, weight, eps, **options)
+    return (out, residual_out), (0, 0)
+
+
+torch.library.register_vmap("uaccel::add_rms_norm", _add_rms_norm_vmap)

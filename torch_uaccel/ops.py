@@ -11,7 +11,7 @@ from torch import nn  # noqa: F401  (the generated modules subclass its modules)
 
 from . import _elu, _faces, _native
 from ._elu import SELU_ALPHA, SELU_SCALE, ELUFunction  # noqa: F401  (torch_uaccel's)
-from ._norms import RMSNorm, rms_norm  # noqa: F401  (torch_uaccel's)
+from ._norms import RMSNorm, add_rms_norm, rms_norm  # noqa: F401  (torch_uaccel's)
 
 # Called on every call, so bound here: no attribute lookups. TorchScript knows is_scripting by the
 # function, whatever its name, and drops the branches it rules out.
@@ -56,6 +56,6 @@ __all__ = sorted(  # torch_uaccel's too
     [
         *(f.name for f in _ALL_FACES),
         *(f.module for f in _ALL_FACES if f.module),
-        *("ELUFunction", "RMSNorm", "build_info", "gelu_and_mul", "rms_norm", "silu_and_mul"),
+        *("ELUFunction", "RMSNorm", "add_rms_norm", "build_info", "gelu_and_mul", "rms_norm", "silu_and_mul"),
     ]
 )

@@ -1,8 +1,8 @@
 // RMSNorm (the schemas: csrc/uaccel.cpp): y = x / sqrt(mean(x^2) + eps) * weight over the trailing
-// normalized_shape dimensions, as F.rms_norm; the CPU kernels (rms_norm_isa.cpp) fused, the statistics in
-// double, one float of 1 / rms a row kept for the backward. Autograd at the Autograd key: reverse mode
-// through rms_norm_backward, whose own gradient (double backward and beyond) and every forward-mode
-// tangent come from the same math in ATen's differentiable ops (`Composite` below), which also serves
+// normalized_shape dimensions, as F.rms_norm, and add_rms_norm, the same of x + residual with the sum; the CPU kernels
+// (rms_norm_isa.cpp) fused, the statistics in double, one float of 1 / rms a row kept for the backward. Autograd at the
+// Autograd key: reverse mode through rms_norm_backward, whose own gradient (double backward and beyond) and every
+// forward-mode tangent come from the same math in ATen's differentiable ops (`Composite` below), which also serves
 // devices without a kernel of ours (CUDA, for now).
 #include <ATen/ATen.h>
 #include <c10/util/irange.h>
@@ -138,6 +138,44 @@ std::tuple<at::Tensor, at::Tensor> backward(
 
 // -- CPU ---------------------------------------------------------------------------------------------
 
+void check_residual(const char* op, const at::Tensor& input, const at::Tensor& residual) {
+  checks::same_shape(op, "input", input, "residual", residual);
+  checks::same_dtype(op, "input", input, "residual", residual);
+  checks::same_device(op, "input", input, "residual", residual);
+}
+
+// out and rstd of rms_norm(input), or of rms_norm(input + residual) with the sum too (where residual is
+// defined; else the sum is undefined).
+std::tuple<at::Tensor, at::Tensor, at::Tensor> forward_rows(
+    const at::Tensor& input,
+    const at::Tensor& residual,
+    at::IntArrayRef shape,
+    const std::optional<at::Tensor>& weight,
+    std::optional<double> eps,
+    double offset,
+    bool cast) {
+  const auto x = input.contiguous();
+  const int64_t n = c10::multiply_integers(shape);
+  const int64_t rows = c10::multiply_integers(outer_sizes(input, shape));
+  const auto contiguous = input.options().memory_format(at::MemoryFormat::Contiguous);
+  auto out = at::empty(input.sizes(), contiguous);
+  auto sum = residual.defined() ? at::empty(input.sizes(), contiguous) : at::Tensor();
+  auto rstd = at::empty(outer_sizes(input, shape), input.options().dtype(math_type(input)));
+  if (rows > 0) {
+    auto rows_of_out = out.view({rows, n});
+    auto rows_of_sum = sum.defined() ? sum.view({rows, n}) : at::Tensor();
+    auto rstd_rows = rstd.view({rows});
+    rms_norm_forward_dispatch(
+        x.view({rows, n}), residual.defined() ? residual.contiguous().view({rows, n}) : at::Tensor(),
+        kernel_weight(input, weight, offset, cast), resolved_eps(input, eps), cast, rows_of_out, rows_of_sum,
+        rstd_rows);
+  }
+  if (weight.has_value() && !weight_in_kernel(input, weight, cast)) {
+    out = out * offset_weight(*weight, offset);
+  }
+  return {out, sum, rstd};
+}
+
 std::tuple<at::Tensor, at::Tensor> forward_cpu(
     const at::Tensor& input,
     at::IntArrayRef shape,
@@ -146,22 +184,33 @@ std::tuple<at::Tensor, at::Tensor> forward_cpu(
     double offset,
     bool cast) {
   check("uaccel.rms_norm", input, shape, weight);
-  const auto x = input.contiguous();
-  const int64_t n = c10::multiply_integers(shape);
-  const int64_t rows = c10::multiply_integers(outer_sizes(input, shape));
-  auto out = at::empty(input.sizes(), input.options().memory_format(at::MemoryFormat::Contiguous));
-  auto rstd = at::empty(outer_sizes(input, shape), input.options().dtype(math_type(input)));
-  if (rows > 0) {
-    const auto rows_of_x = x.view({rows, n});
-    auto rows_of_out = out.view({rows, n});
-    auto rstd_rows = rstd.view({rows});
-    rms_norm_forward_dispatch(
-        rows_of_x, kernel_weight(input, weight, offset, cast), resolved_eps(input, eps), cast, rows_of_out, rstd_rows);
-  }
-  if (weight.has_value() && !weight_in_kernel(input, weight, cast)) {
-    out = out * offset_weight(*weight, offset);
-  }
+  auto [out, sum, rstd] = forward_rows(input, at::Tensor(), shape, weight, eps, offset, cast);
   return {out, rstd};
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> add_forward_cpu(
+    const at::Tensor& input,
+    const at::Tensor& residual,
+    at::IntArrayRef shape,
+    const std::optional<at::Tensor>& weight,
+    std::optional<double> eps,
+    double offset,
+    bool cast) {
+  check("uaccel.add_rms_norm", input, shape, weight);
+  check_residual("uaccel.add_rms_norm", input, residual);
+  return forward_rows(input, residual, shape, weight, eps, offset, cast);
+}
+
+std::tuple<at::Tensor, at::Tensor> add_rms_norm_cpu(
+    const at::Tensor& input,
+    const at::Tensor& residual,
+    at::IntArrayRef shape,
+    const std::optional<at::Tensor>& weight,
+    std::optional<double> eps,
+    double offset,
+    bool cast) {
+  auto [out, sum, rstd] = add_forward_cpu(input, residual, shape, weight, eps, offset, cast);
+  return {out, sum};
 }
 
 at::Tensor rms_norm_cpu(
@@ -188,7 +237,7 @@ std::tuple<at::Tensor, at::Tensor> backward_cpu(
   TORCH_CHECK(
       grad_out.sizes().equals(input.sizes()), "uaccel.rms_norm_backward: expected grad_output of input's shape ",
       input.sizes(), ", but got ", grad_out.sizes());
-  if (weight.has_value() && !weight_in_kernel(input, weight, cast)) {  // a promoted product: as ATen's ops
+  if (weight.has_value() && !weight_in_kernel(input, weight, cast)) { // a promoted product: as ATen's ops
     return composite::backward(grad_out, input, shape, weight, eps, offset, cast, mask);
   }
   const int64_t n = c10::multiply_integers(shape);
@@ -222,6 +271,33 @@ std::tuple<at::Tensor, at::Tensor> forward_composite(
     bool cast) {
   check("uaccel.rms_norm", input, shape, weight);
   return composite::forward(input, shape, weight, resolved_eps(input, eps), offset, cast);
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> add_forward_composite(
+    const at::Tensor& input,
+    const at::Tensor& residual,
+    at::IntArrayRef shape,
+    const std::optional<at::Tensor>& weight,
+    std::optional<double> eps,
+    double offset,
+    bool cast) {
+  check("uaccel.add_rms_norm", input, shape, weight);
+  check_residual("uaccel.add_rms_norm", input, residual);
+  const auto sum = input + residual;
+  auto [out, rstd] = composite::forward(sum, shape, weight, resolved_eps(input, eps), offset, cast);
+  return {out, sum, rstd};
+}
+
+std::tuple<at::Tensor, at::Tensor> add_rms_norm_composite(
+    const at::Tensor& input,
+    const at::Tensor& residual,
+    at::IntArrayRef shape,
+    const std::optional<at::Tensor>& weight,
+    std::optional<double> eps,
+    double offset,
+    bool cast) {
+  auto [out, sum, rstd] = add_forward_composite(input, residual, shape, weight, eps, offset, cast);
+  return {out, sum};
 }
 
 at::Tensor rms_norm_composite(
@@ -265,6 +341,35 @@ const auto& rms_norm_op() {
                              .typed<at::Tensor(
                                  const at::Tensor&, at::IntArrayRef, const std::optional<at::Tensor>&,
                                  std::optional<double>, double, bool)>();
+  return op;
+}
+
+using AddSignature = std::tuple<at::Tensor, at::Tensor>(
+    const at::Tensor&,
+    const at::Tensor&,
+    at::IntArrayRef,
+    const std::optional<at::Tensor>&,
+    std::optional<double>,
+    double,
+    bool);
+using AddForwardSignature = std::tuple<at::Tensor, at::Tensor, at::Tensor>(
+    const at::Tensor&,
+    const at::Tensor&,
+    at::IntArrayRef,
+    const std::optional<at::Tensor>&,
+    std::optional<double>,
+    double,
+    bool);
+
+const auto& add_op() {
+  static const auto op =
+      c10::Dispatcher::singleton().findSchemaOrThrow("uaccel::add_rms_norm", "").typed<AddSignature>();
+  return op;
+}
+
+const auto& add_forward_op() {
+  static const auto op =
+      c10::Dispatcher::singleton().findSchemaOrThrow("uaccel::_add_rms_norm_forward", "").typed<AddForwardSignature>();
   return op;
 }
 
@@ -320,7 +425,7 @@ at::Tensor rms_norm_autograd(
     double offset,
     bool cast) {
   const at::Tensor weight_or_none = weight.value_or(at::Tensor());
-  if (has_tangent(input) || has_tangent(weight_or_none)) {  // forward mode: ATen's ops carry the tangents
+  if (has_tangent(input) || has_tangent(weight_or_none)) { // forward mode: ATen's ops carry the tangents
     check("uaccel.rms_norm", input, shape, weight);
     return std::get<0>(composite::forward(input, shape, weight, resolved_eps(input, eps), offset, cast));
   }
@@ -349,6 +454,84 @@ at::Tensor rms_norm_autograd(
   grad_fn->cast = cast;
   autograd::node_created(grad_fn);
   return out;
+}
+
+// The gradient of add_rms_norm: rms_norm's at the sum (saved: an output), plus residual_out's own, to
+// both input and residual.
+struct AddRmsNormBackward : torch::autograd::TraceableFunction {
+  variable_list apply(variable_list&& grads) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const bool to_sum = task_should_compute_output(0) || task_should_compute_output(1);
+    const std::array<bool, 2> needs{to_sum, has_weight && task_should_compute_output(2)};
+    at::Tensor grad_sum = grads[1], grad_weight;
+    if (grads[0].defined() && (needs[0] || needs[1])) {
+      const auto weight = has_weight ? std::optional<at::Tensor>(weight_.unpack()) : std::nullopt;
+      at::Tensor grad_normalised;
+      std::tie(grad_normalised, grad_weight) = backward_op().call(
+          grads[0], sum_.unpack(autograd::owner(*this)), rstd_.unpack(), shape, weight, eps, offset, cast, needs);
+      grad_sum = needs[0] ? autograd::add_tangents(grad_normalised, grads[1]) : grad_sum;
+    }
+    return {
+        task_should_compute_output(0) ? grad_sum : at::Tensor(),
+        task_should_compute_output(1) ? grad_sum : at::Tensor(), needs[1] ? grad_weight : at::Tensor()};
+  }
+  std::string name() const override { return "AddRmsNormBackward"; }
+  void release_variables() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    sum_.reset_data();
+    weight_.reset_data();
+    rstd_.reset_data();
+  }
+
+  torch::autograd::SavedVariable sum_, weight_, rstd_;
+  std::vector<int64_t> shape;
+  bool has_weight = false;
+  double eps = 0, offset = 0;
+  bool cast = false;
+};
+
+std::tuple<at::Tensor, at::Tensor> add_rms_norm_autograd(
+    c10::DispatchKeySet keys,
+    const at::Tensor& input,
+    const at::Tensor& residual,
+    at::IntArrayRef shape,
+    const std::optional<at::Tensor>& weight,
+    std::optional<double> eps,
+    double offset,
+    bool cast) {
+  const at::Tensor weight_or_none = weight.value_or(at::Tensor());
+  if (has_tangent(input) || has_tangent(residual) || has_tangent(weight_or_none)) {
+    check("uaccel.add_rms_norm", input, shape, weight);
+    check_residual("uaccel.add_rms_norm", input, residual);
+    const auto sum = input + residual;
+    return {std::get<0>(composite::forward(sum, shape, weight, resolved_eps(input, eps), offset, cast)), sum};
+  }
+  const auto below = keys & c10::after_autograd_keyset;
+  if (!torch::autograd::compute_requires_grad(input, residual, weight_or_none)) {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    return add_op().redispatch(below, input, residual, shape, weight, eps, offset, cast);
+  }
+  auto grad_fn = autograd::make_node<AddRmsNormBackward>();
+  grad_fn->set_next_edges(torch::autograd::collect_next_edges(input, residual, weight_or_none));
+  at::Tensor out, sum, rstd;
+  {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    std::tie(out, sum, rstd) = add_forward_op().redispatch(below, input, residual, shape, weight, eps, offset, cast);
+  }
+  torch::autograd::set_history(out, grad_fn); // the node's input 0
+  torch::autograd::set_history(sum, grad_fn); // and 1
+  grad_fn->sum_ = torch::autograd::SavedVariable(sum, /*is_output=*/true);
+  grad_fn->has_weight = weight.has_value();
+  if (weight.has_value()) {
+    grad_fn->weight_ = torch::autograd::SavedVariable(*weight, /*is_output=*/false);
+  }
+  grad_fn->rstd_ = torch::autograd::SavedVariable(rstd, /*is_output=*/false);
+  grad_fn->shape = shape.vec();
+  grad_fn->eps = resolved_eps(input, eps);
+  grad_fn->offset = offset;
+  grad_fn->cast = cast;
+  autograd::node_created(grad_fn);
+  return {out, sum};
 }
 
 // The backward's own gradient: where anything asks for one (double backward, forward over reverse),
@@ -382,15 +565,20 @@ TORCH_LIBRARY_IMPL(uaccel, CPU, m) {
   m.impl("rms_norm", &uaccel::rowwise::rms_norm_cpu);
   m.impl("_rms_norm_forward", &uaccel::rowwise::forward_cpu);
   m.impl("rms_norm_backward", &uaccel::rowwise::backward_cpu);
+  m.impl("add_rms_norm", &uaccel::rowwise::add_rms_norm_cpu);
+  m.impl("_add_rms_norm_forward", &uaccel::rowwise::add_forward_cpu);
 }
 
 TORCH_LIBRARY_IMPL(uaccel, CUDA, m) {
   m.impl("rms_norm", &uaccel::rowwise::rms_norm_composite);
   m.impl("_rms_norm_forward", &uaccel::rowwise::forward_composite);
   m.impl("rms_norm_backward", &uaccel::rowwise::backward_composite);
+  m.impl("add_rms_norm", &uaccel::rowwise::add_rms_norm_composite);
+  m.impl("_add_rms_norm_forward", &uaccel::rowwise::add_forward_composite);
 }
 
 TORCH_LIBRARY_IMPL(uaccel, Autograd, m) {
   m.impl("rms_norm", &uaccel::rowwise::rms_norm_autograd);
   m.impl("rms_norm_backward", &uaccel::rowwise::backward_autograd);
+  m.impl("add_rms_norm", &uaccel::rowwise::add_rms_norm_autograd);
 }

@@ -9,13 +9,16 @@
 namespace uaccel::rowwise {
 
 // out[r] = x[r] * rstd[r] (rounded to x's type first where cast_before_weight) * weight, rstd[r] =
-// 1 / sqrt(mean(x[r]^2) + eps), the mean accumulated in double.
+// 1 / sqrt(mean(x[r]^2) + eps), the mean accumulated in double. Where residual is defined, x + residual
+// (rounded to x's type, as ATen's add) is written to sum and normalised in x's place.
 using RmsNormForwardKernel = void (*)(
     const at::Tensor& x,
+    const at::Tensor& residual,
     const at::Tensor& weight,
     double eps,
     bool cast_before_weight,
     at::Tensor& out,
+    at::Tensor& sum,
     at::Tensor& rstd);
 // grad_input[r] = rstd (gw - xhat mean(xhat gw)), gw = grad_out[r] * weight, xhat = x[r] * rstd[r]; and
 // grad_weight = sum over rows of grad_out[r] * xhat (xhat rounded to x's type where cast_before_weight),

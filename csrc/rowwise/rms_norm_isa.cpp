@@ -149,16 +149,38 @@ int64_t rows_per_task(int64_t n) {
   return std::max<int64_t>(1, kElementsPerTask / std::max<int64_t>(n, 1));
 }
 
+// The row of x (or, where residual is not null, of x + residual rounded to T, written to sum first).
 template <typename T>
-void forward_row(const T* x, const Math<T>* weight, int64_t n, double eps, bool cast, T* out, Math<T>* rstd) {
+void forward_row(
+    const T* x,
+    const T* residual,
+    const Math<T>* weight,
+    int64_t n,
+    double eps,
+    bool cast,
+    T* out,
+    T* sum,
+    Math<T>* rstd) {
   using R = Row<T>;
   using M = Math<T>;
   DoubleSum<M> squares;
   for (int64_t j = 0; j < n; j += R::kStep) {
-    const auto v = R::load(x + j, std::min(R::kStep, n - j));
+    const int64_t count = std::min(R::kStep, n - j);
+    auto v = R::load(x + j, count);
+    if (residual != nullptr) {
+      const auto r = R::load(residual + j, count);
+      for (size_t k = 0; k < R::kParts; ++k) {
+        v[k] = v[k] + r[k];
+      }
+      v = R::rounded(v);
+      R::store(sum + j, count, v);
+    }
     for (const auto& part : v) {
       squares.add_product(part, part);
     }
+  }
+  if (residual != nullptr) {
+    x = sum;
   }
   // 1 / rms as r + r_lo, r_lo what rounding it to M left: x r + x r_lo rounds once, so the normalised
   // value is within an ulp of the exact one (x r alone: 1.5, r's rounding and the product's).
@@ -187,22 +209,41 @@ void forward_row(const T* x, const Math<T>* weight, int64_t n, double eps, bool 
 
 template <typename T>
 void forward_typed(
-    const at::Tensor& x, const at::Tensor& weight, double eps, bool cast, at::Tensor& out, at::Tensor& rstd) {
+    const at::Tensor& x,
+    const at::Tensor& residual,
+    const at::Tensor& weight,
+    double eps,
+    bool cast,
+    at::Tensor& out,
+    at::Tensor& sum,
+    at::Tensor& rstd) {
   const int64_t rows = x.size(0), n = x.size(1);
   const T* x_data = x.const_data_ptr<T>();
+  const T* residual_data = residual.defined() ? residual.const_data_ptr<T>() : nullptr;
   const Math<T>* w_data = weight.defined() ? weight.const_data_ptr<Math<T>>() : nullptr;
   T* out_data = out.mutable_data_ptr<T>();
+  T* sum_data = sum.defined() ? sum.mutable_data_ptr<T>() : nullptr;
   Math<T>* rstd_data = rstd.mutable_data_ptr<Math<T>>();
   at::parallel_for(0, rows, rows_per_task(n), [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
-      forward_row(x_data + r * n, w_data, n, eps, cast, out_data + r * n, rstd_data + r);
+      forward_row(
+          x_data + r * n, residual_data ? residual_data + r * n : nullptr, w_data, n, eps, cast, out_data + r * n,
+          sum_data ? sum_data + r * n : nullptr, rstd_data + r);
     }
   });
 }
 
-void forward(const at::Tensor& x, const at::Tensor& weight, double eps, bool cast, at::Tensor& out, at::Tensor& rstd) {
+void forward(
+    const at::Tensor& x,
+    const at::Tensor& residual,
+    const at::Tensor& weight,
+    double eps,
+    bool cast,
+    at::Tensor& out,
+    at::Tensor& sum,
+    at::Tensor& rstd) {
   AT_DISPATCH_FLOATING_TYPES_AND2(at::kBFloat16, at::kHalf, x.scalar_type(), "uaccel.rms_norm", [&] {
-    forward_typed<scalar_t>(x, weight, eps, cast, out, rstd);
+    forward_typed<scalar_t>(x, residual, weight, eps, cast, out, sum, rstd);
   });
 }
 

@@ -1,0 +1,143 @@
+"""RMSNorm (uaccel.rms_norm) against F.rms_norm eager, F.rms_norm under torch.compile (Inductor) and the
+roof (x * weight: the same bytes read and written, trivial math), in one process, at 1 thread and the
+machine's count: the forward, and the forward with the backward of input and weight (a training step's
+share); and add_rms_norm against the add followed by our rms_norm. The issue's targets (49): forward >= 10x eager and within 1.3x of the roof; forward + backward
+>= 4x eager and >= 1.0x compiled; add_rms_norm >= 1.3x the add and rms_norm. Medians of torch.utils.benchmark, each the best of --repeat runs,
+the worst run's distance from it printed as the spread.
+
+    python benchmarks/bench_rms_norm.py [--repeat 2] [--json benchmarks/results/rms_norm_cpu.json]
+"""
+
+import argparse
+import pathlib
+
+import torch
+import torch.nn.functional as F
+from report import ROOT, write_json
+
+import torch_uaccel
+from torch_uaccel._testing.timing import best_of, contention, using_threads
+
+SHAPES = ((2048, 2048), (8192, 4096))
+DTYPES = (torch.float32, torch.bfloat16)
+
+
+def competitors(n: int) -> dict:
+    """name -> (forward, training step): each step returns the gradients of input and weight."""
+
+    def ours(x, w):
+        return torch_uaccel.rms_norm(x, n, w)
+
+    def eager(x, w):
+        return F.rms_norm(x, (n,), w)
+
+    compiled = torch.compile(eager, fullgraph=True)
+
+    def step(forward):
+        def run(x, w, grad):
+            return torch.autograd.grad(forward(x, w), (x, w), grad)
+
+        return run
+
+    return {
+        "uaccel": (ours, step(ours)),
+        "eager": (eager, step(eager)),
+        "compiled": (compiled, step(compiled)),
+        "roof": (torch.mul, step(torch.mul)),
+    }
+
+
+def measure(repeat: int, thread_counts) -> list[dict]:
+    rows = []
+    for rows_n, n in SHAPES:
+        fns = competitors(n)
+        for dtype in DTYPES:
+            generator = torch.Generator().manual_seed(0)
+            x = torch.randn(rows_n, n, generator=generator).to(dtype).requires_grad_()
+            w = (torch.randn(n, generator=generator) * 0.1 + 1).to(dtype).requires_grad_()
+            grad = torch.randn(rows_n, n, generator=generator).to(dtype)
+            for threads in thread_counts:
+                with using_threads(threads):
+                    for kind, index, args in (("forward", 0, (x, w)), ("forward+backward", 1, (x, w, grad))):
+                        times = {}
+                        for name, pair in fns.items():
+                            seconds, spread = best_of(pair[index], *args, repeat=repeat, min_run_time=0.3)
+                            times[name] = (seconds, spread)
+                        row = {
+                            "shape": [rows_n, n],
+                            "dtype": str(dtype).removeprefix("torch."),
+                            "threads": threads,
+                            "kind": kind,
+                            **{f"{name}_ns_per_element": s * 1e9 / x.numel() for name, (s, _) in times.items()},
+                            "spread": max(spread for _, spread in times.values()),
+                            "vs_eager": times["eager"][0] / times["uaccel"][0],
+                            "vs_compiled": times["compiled"][0] / times["uaccel"][0],
+                            "of_roof": times["roof"][0] / times["uaccel"][0],
+                        }
+                        rows.append(row)
+                        print(
+                            f"{kind:17} {row['dtype']:9} {rows_n}x{n} {threads}t: uaccel "
+                            f"{row['uaccel_ns_per_element']:.3f} ns/el, vs eager {row['vs_eager']:.2f}x, vs compiled "
+                            f"{row['vs_compiled']:.2f}x, of roof {row['of_roof']:.2f}, spread {row['spread']:.2f}",
+                            flush=True,
+                        )
+    return rows
+
+
+def measure_add(repeat: int, thread_counts) -> list[dict]:
+    """add_rms_norm against the add followed by our rms_norm (target: >= 1.3x), forward."""
+    rows = []
+    for rows_n, n in SHAPES:
+        for dtype in DTYPES:
+            generator = torch.Generator().manual_seed(0)
+            x, residual = (torch.randn(rows_n, n, generator=generator).to(dtype) for _ in range(2))
+            w = (torch.randn(n, generator=generator) * 0.1 + 1).to(dtype)
+
+            def fused(x, residual, w, n=n):
+                return torch_uaccel.add_rms_norm(x, residual, n, w)
+
+            def unfused(x, residual, w, n=n):
+                total = x + residual
+                return torch_uaccel.rms_norm(total, n, w), total
+
+            for threads in thread_counts:
+                with using_threads(threads):
+                    ours, spread_ours = best_of(fused, x, residual, w, repeat=repeat, min_run_time=0.3)
+                    theirs, spread_theirs = best_of(unfused, x, residual, w, repeat=repeat, min_run_time=0.3)
+                row = {
+                    "shape": [rows_n, n],
+                    "dtype": str(dtype).removeprefix("torch."),
+                    "threads": threads,
+                    "kind": "add_rms_norm forward",
+                    "uaccel_ns_per_element": ours * 1e9 / x.numel(),
+                    "unfused_ns_per_element": theirs * 1e9 / x.numel(),
+                    "vs_unfused": theirs / ours,
+                    "spread": max(spread_ours, spread_theirs),
+                }
+                rows.append(row)
+                print(
+                    f"add_rms_norm      {row['dtype']:9} {rows_n}x{n} {threads}t: uaccel "
+                    f"{row['uaccel_ns_per_element']:.3f} ns/el, vs add + rms_norm {row['vs_unfused']:.2f}x, "
+                    f"spread {row['spread']:.2f}",
+                    flush=True,
+                )
+    return rows
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--json", type=pathlib.Path, default=ROOT / "benchmarks" / "results" / "rms_norm_cpu.json")
+    args = parser.parse_args(argv)
+    torch._dynamo.config.cache_size_limit = 64
+    machine_threads = torch.get_num_threads()
+    contended = contention(machine_threads)
+    thread_counts = [1] if contended else sorted({1, machine_threads})
+    if contended:
+        print(f"The machine is contended ({contended}): timing 1 thread only.")
+    rows = measure(args.repeat, thread_counts) + measure_add(args.repeat, thread_counts)
+    write_json(args.json, {"rows": rows, "contention": contended})
+
+
+if __name__ == "__main__":
+    main()
