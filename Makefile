@@ -39,6 +39,7 @@ bench: build
 	$(PY) benchmarks/bench_copy.py
 	$(PY) benchmarks/bench_compiled.py
 	$(PY) benchmarks/bench_swiglu.py --json benchmarks/results/swiglu_cpu.json
+	$(PY) benchmarks/bench_rms_norm.py --update-readme
 
 # The CPU expm1 against float64 on every float32 x <= 0 (2^31 values, about a minute per CPU path;
 # CI checks a dense sample in tests/test_expm1_accuracy.py).

@@ -5,15 +5,16 @@ share); and add_rms_norm against the add followed by our rms_norm. The issue's t
 >= 4x eager and >= 1.0x compiled; add_rms_norm >= 1.3x the add and rms_norm. Medians of torch.utils.benchmark, each the best of --repeat runs,
 the worst run's distance from it printed as the spread.
 
-    python benchmarks/bench_rms_norm.py [--repeat 2] [--json benchmarks/results/rms_norm_cpu.json]
+    python benchmarks/bench_rms_norm.py [--repeat 2] [--update-readme]   # make bench runs it with both
 """
 
 import argparse
+import datetime
 import pathlib
 
 import torch
 import torch.nn.functional as F
-from report import ROOT, write_json
+from report import ROOT, cpu_model, stamp, update_readme, write_json
 
 import torch_uaccel
 from torch_uaccel._testing.timing import best_of, contention, using_threads
@@ -124,10 +125,66 @@ def measure_add(repeat: int, thread_counts) -> list[dict]:
     return rows
 
 
+def readme_table(rows: list[dict], repeat: int) -> str:
+    """The README's record: per shape and dtype, 1 thread's ns per element and speed-ups (x: the other's time
+    over ours), then the speed-ups at the machine's thread count; one number per cell."""
+    threads = sorted({r["threads"] for r in rows})
+    many = threads[-1]
+
+    def cell(kind, shape, dtype, count, key, digits=2):
+        row = next(r for r in rows if (r["kind"], r["shape"], r["dtype"], r["threads"]) == (kind, shape, dtype, count))
+        return f"{row[key]:.{digits}f}"
+
+    header = [
+        "RMSNorm, [rows x n], 1 thread",
+        "fwd ns/el",
+        "fwd x eager",
+        "fwd x compiled",
+        "fwd of roof",
+        "fwd+bwd ns/el",
+        "fwd+bwd x eager",
+        "fwd+bwd x compiled",
+        "add_rms_norm x add + rms_norm",
+    ]
+    if many > 1:
+        header += [f"{many}t fwd x eager", f"{many}t fwd+bwd x compiled", f"{many}t add x add + rms_norm"]
+    lines = ["| " + " | ".join(header) + " |", "|---" + "|---:" * (len(header) - 1) + "|"]
+    for shape in [list(s) for s in SHAPES]:
+        for dtype in ("float32", "bfloat16"):
+            forward, step, add = "forward", "forward+backward", "add_rms_norm forward"
+            cells = [
+                f"{dtype} {shape[0]} x {shape[1]}",
+                cell(forward, shape, dtype, 1, "uaccel_ns_per_element", 3),
+                cell(forward, shape, dtype, 1, "vs_eager"),
+                cell(forward, shape, dtype, 1, "vs_compiled"),
+                cell(forward, shape, dtype, 1, "of_roof"),
+                cell(step, shape, dtype, 1, "uaccel_ns_per_element", 3),
+                cell(step, shape, dtype, 1, "vs_eager"),
+                cell(step, shape, dtype, 1, "vs_compiled"),
+                cell(add, shape, dtype, 1, "vs_unfused"),
+            ]
+            if many > 1:
+                cells += [
+                    cell(forward, shape, dtype, many, "vs_eager"),
+                    cell(step, shape, dtype, many, "vs_compiled"),
+                    cell(add, shape, dtype, many, "vs_unfused"),
+                ]
+            lines.append("| " + " | ".join(cells) + " |")
+    stamp_ = stamp()
+    lines += [
+        "",
+        f"`benchmarks/bench_rms_norm.py`: {cpu_model()}, {stamp_['cpu_kernels']} path, torch {stamp_['torch']}, "
+        f"commit {stamp_['commit']}, {datetime.date.today()}; the best of {repeat} medians a cell. x: F.rms_norm's "
+        "time (eager; compiled by Inductor), the unfused add + our rms_norm's, or the roof's (x * weight) over ours.",
+    ]
+    return "\n".join(lines)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--json", type=pathlib.Path, default=ROOT / "benchmarks" / "results" / "rms_norm_cpu.json")
+    parser.add_argument("--update-readme", action="store_true", help="write the table into README.md")
     args = parser.parse_args(argv)
     torch._dynamo.config.cache_size_limit = 64
     machine_threads = torch.get_num_threads()
@@ -137,6 +194,10 @@ def main(argv=None):
         print(f"The machine is contended ({contended}): timing 1 thread only.")
     rows = measure(args.repeat, thread_counts) + measure_add(args.repeat, thread_counts)
     write_json(args.json, {"rows": rows, "contention": contended})
+    table = readme_table(rows, args.repeat)
+    print(table)
+    if args.update_readme:
+        update_readme("rms_norm", table, ROOT / "README.md")
 
 
 if __name__ == "__main__":

@@ -23,8 +23,9 @@ START, END = "<!-- api:ops:start -->", "<!-- api:ops:end -->"
 
 def _signature(obj) -> str:
     """name(parameters) as a user calls it: defaults shown, annotations and the return left out."""
-    parameters = [p.replace(annotation=inspect.Parameter.empty) for p in inspect.signature(obj).parameters.values()]
-    return f"{obj.__name__}({', '.join(str(p) for p in parameters)})"
+    signature = inspect.signature(obj)
+    parameters = [p.replace(annotation=inspect.Parameter.empty) for p in signature.parameters.values()]
+    return f"{obj.__name__}{signature.replace(parameters=parameters, return_annotation=inspect.Signature.empty)}"
 
 
 def _wrapped(text_items: list[str], first: str, width: int = 118) -> str:
