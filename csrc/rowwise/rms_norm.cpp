@@ -201,28 +201,6 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> add_forward_cpu(
   return forward_rows(input, residual, shape, weight, eps, offset, cast);
 }
 
-std::tuple<at::Tensor, at::Tensor> add_rms_norm_cpu(
-    const at::Tensor& input,
-    const at::Tensor& residual,
-    at::IntArrayRef shape,
-    const std::optional<at::Tensor>& weight,
-    std::optional<double> eps,
-    double offset,
-    bool cast) {
-  auto [out, sum, rstd] = add_forward_cpu(input, residual, shape, weight, eps, offset, cast);
-  return {out, sum};
-}
-
-at::Tensor rms_norm_cpu(
-    const at::Tensor& input,
-    at::IntArrayRef shape,
-    const std::optional<at::Tensor>& weight,
-    std::optional<double> eps,
-    double offset,
-    bool cast) {
-  return std::get<0>(forward_cpu(input, shape, weight, eps, offset, cast));
-}
-
 std::tuple<at::Tensor, at::Tensor> backward_cpu(
     const at::Tensor& grad_out,
     const at::Tensor& input,
@@ -288,28 +266,6 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> add_forward_composite(
   return {out, sum, rstd};
 }
 
-std::tuple<at::Tensor, at::Tensor> add_rms_norm_composite(
-    const at::Tensor& input,
-    const at::Tensor& residual,
-    at::IntArrayRef shape,
-    const std::optional<at::Tensor>& weight,
-    std::optional<double> eps,
-    double offset,
-    bool cast) {
-  auto [out, sum, rstd] = add_forward_composite(input, residual, shape, weight, eps, offset, cast);
-  return {out, sum};
-}
-
-at::Tensor rms_norm_composite(
-    const at::Tensor& input,
-    at::IntArrayRef shape,
-    const std::optional<at::Tensor>& weight,
-    std::optional<double> eps,
-    double offset,
-    bool cast) {
-  return std::get<0>(forward_composite(input, shape, weight, eps, offset, cast));
-}
-
 std::tuple<at::Tensor, at::Tensor> backward_composite(
     const at::Tensor& grad_out,
     const at::Tensor& input,
@@ -322,6 +278,31 @@ std::tuple<at::Tensor, at::Tensor> backward_composite(
     std::array<bool, 2> mask) {
   check("uaccel.rms_norm_backward", input, shape, weight);
   return composite::backward(grad_out, input, shape, weight, eps, offset, cast, mask);
+}
+
+// The ops users call, from their _forward twins (which also return what the backward reads).
+template <auto forward>
+at::Tensor out_only(
+    const at::Tensor& input,
+    at::IntArrayRef shape,
+    const std::optional<at::Tensor>& weight,
+    std::optional<double> eps,
+    double offset,
+    bool cast) {
+  return std::get<0>(forward(input, shape, weight, eps, offset, cast));
+}
+
+template <auto forward>
+std::tuple<at::Tensor, at::Tensor> out_and_sum(
+    const at::Tensor& input,
+    const at::Tensor& residual,
+    at::IntArrayRef shape,
+    const std::optional<at::Tensor>& weight,
+    std::optional<double> eps,
+    double offset,
+    bool cast) {
+  auto [out, sum, rstd] = forward(input, residual, shape, weight, eps, offset, cast);
+  return {out, sum};
 }
 
 // -- Autograd ----------------------------------------------------------------------------------------
@@ -386,34 +367,63 @@ bool has_tangent(const at::Tensor& t) {
   return autograd::tangent(t).defined();
 }
 
-// The gradient of rms_norm: (input, weight) from rms_norm_backward, called through the dispatcher so
-// that it is differentiable in its turn.
-struct RmsNormBackward : torch::autograd::TraceableFunction {
+// What both norms' nodes keep: the tensor normalised (the input, or add_rms_norm's sum, an output), the
+// weight, 1 / rms a row and the parameters; and rms_norm_backward at them, called through the dispatcher
+// so that it is differentiable in its turn.
+struct NormBackward : torch::autograd::TraceableFunction {
+  void save(
+      const at::Tensor& normalised,
+      bool is_output,
+      const std::optional<at::Tensor>& weight,
+      const at::Tensor& rstd,
+      at::IntArrayRef shape_,
+      double eps_,
+      double offset_,
+      bool cast_) {
+    normalised_ = torch::autograd::SavedVariable(normalised, is_output);
+    normalised_is_output = is_output;
+    has_weight = weight.has_value();
+    if (has_weight) {
+      weight_ = torch::autograd::SavedVariable(*weight, /*is_output=*/false);
+    }
+    rstd_ = torch::autograd::SavedVariable(rstd, /*is_output=*/false);
+    shape = shape_.vec();
+    eps = eps_;
+    offset = offset_;
+    cast = cast_;
+  }
+  // (grad at the normalised tensor, grad_weight), each where `needs` asks for it.
+  std::tuple<at::Tensor, at::Tensor> backward(const at::Tensor& grad, std::array<bool, 2> needs) {
+    const auto weight = has_weight ? std::optional<at::Tensor>(weight_.unpack()) : std::nullopt;
+    const auto normalised = normalised_.unpack(normalised_is_output ? autograd::owner(*this) : nullptr);
+    return backward_op().call(grad, normalised, rstd_.unpack(), shape, weight, eps, offset, cast, needs);
+  }
+  void release_variables() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    normalised_.reset_data();
+    weight_.reset_data();
+    rstd_.reset_data();
+  }
+
+  torch::autograd::SavedVariable normalised_, weight_, rstd_;
+  bool normalised_is_output = false, has_weight = false;
+  std::vector<int64_t> shape;
+  double eps = 0, offset = 0;
+  bool cast = false;
+};
+
+// The gradient of rms_norm: (input, weight).
+struct RmsNormBackward : NormBackward {
   variable_list apply(variable_list&& grads) override {
     std::lock_guard<std::mutex> lock(mutex_);
     const std::array<bool, 2> needs{task_should_compute_output(0), has_weight && task_should_compute_output(1)};
     if (!grads[0].defined() || (!needs[0] && !needs[1])) {
       return {at::Tensor(), at::Tensor()};
     }
-    const auto input = input_.unpack();
-    const auto weight = has_weight ? std::optional<at::Tensor>(weight_.unpack()) : std::nullopt;
-    auto [grad_input, grad_weight] =
-        backward_op().call(grads[0], input, rstd_.unpack(), shape, weight, eps, offset, cast, needs);
+    auto [grad_input, grad_weight] = backward(grads[0], needs);
     return {needs[0] ? grad_input : at::Tensor(), needs[1] ? grad_weight : at::Tensor()};
   }
   std::string name() const override { return "RmsNormBackward"; }
-  void release_variables() override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    input_.reset_data();
-    weight_.reset_data();
-    rstd_.reset_data();
-  }
-
-  torch::autograd::SavedVariable input_, weight_, rstd_;
-  std::vector<int64_t> shape;
-  bool has_weight = false;
-  double eps = 0, offset = 0;
-  bool cast = false;
 };
 
 at::Tensor rms_norm_autograd(
@@ -442,33 +452,22 @@ at::Tensor rms_norm_autograd(
     std::tie(out, rstd) = forward_op().redispatch(below, input, shape, weight, eps, offset, cast);
   }
   torch::autograd::set_history(out, grad_fn);
-  grad_fn->input_ = torch::autograd::SavedVariable(input, /*is_output=*/false);
-  grad_fn->has_weight = weight.has_value();
-  if (weight.has_value()) {
-    grad_fn->weight_ = torch::autograd::SavedVariable(*weight, /*is_output=*/false);
-  }
-  grad_fn->rstd_ = torch::autograd::SavedVariable(rstd, /*is_output=*/false);
-  grad_fn->shape = shape.vec();
-  grad_fn->eps = resolved_eps(input, eps);
-  grad_fn->offset = offset;
-  grad_fn->cast = cast;
+  grad_fn->save(input, /*is_output=*/false, weight, rstd, shape, resolved_eps(input, eps), offset, cast);
   autograd::node_created(grad_fn);
   return out;
 }
 
 // The gradient of add_rms_norm: rms_norm's at the sum (saved: an output), plus residual_out's own, to
 // both input and residual.
-struct AddRmsNormBackward : torch::autograd::TraceableFunction {
+struct AddRmsNormBackward : NormBackward {
   variable_list apply(variable_list&& grads) override {
     std::lock_guard<std::mutex> lock(mutex_);
     const bool to_sum = task_should_compute_output(0) || task_should_compute_output(1);
     const std::array<bool, 2> needs{to_sum, has_weight && task_should_compute_output(2)};
     at::Tensor grad_sum = grads[1], grad_weight;
     if (grads[0].defined() && (needs[0] || needs[1])) {
-      const auto weight = has_weight ? std::optional<at::Tensor>(weight_.unpack()) : std::nullopt;
       at::Tensor grad_normalised;
-      std::tie(grad_normalised, grad_weight) = backward_op().call(
-          grads[0], sum_.unpack(autograd::owner(*this)), rstd_.unpack(), shape, weight, eps, offset, cast, needs);
+      std::tie(grad_normalised, grad_weight) = backward(grads[0], needs);
       grad_sum = needs[0] ? autograd::add_tangents(grad_normalised, grads[1]) : grad_sum;
     }
     return {
@@ -476,18 +475,6 @@ struct AddRmsNormBackward : torch::autograd::TraceableFunction {
         task_should_compute_output(1) ? grad_sum : at::Tensor(), needs[1] ? grad_weight : at::Tensor()};
   }
   std::string name() const override { return "AddRmsNormBackward"; }
-  void release_variables() override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    sum_.reset_data();
-    weight_.reset_data();
-    rstd_.reset_data();
-  }
-
-  torch::autograd::SavedVariable sum_, weight_, rstd_;
-  std::vector<int64_t> shape;
-  bool has_weight = false;
-  double eps = 0, offset = 0;
-  bool cast = false;
 };
 
 std::tuple<at::Tensor, at::Tensor> add_rms_norm_autograd(
@@ -520,16 +507,7 @@ std::tuple<at::Tensor, at::Tensor> add_rms_norm_autograd(
   }
   torch::autograd::set_history(out, grad_fn); // the node's input 0
   torch::autograd::set_history(sum, grad_fn); // and 1
-  grad_fn->sum_ = torch::autograd::SavedVariable(sum, /*is_output=*/true);
-  grad_fn->has_weight = weight.has_value();
-  if (weight.has_value()) {
-    grad_fn->weight_ = torch::autograd::SavedVariable(*weight, /*is_output=*/false);
-  }
-  grad_fn->rstd_ = torch::autograd::SavedVariable(rstd, /*is_output=*/false);
-  grad_fn->shape = shape.vec();
-  grad_fn->eps = resolved_eps(input, eps);
-  grad_fn->offset = offset;
-  grad_fn->cast = cast;
+  grad_fn->save(sum, /*is_output=*/true, weight, rstd, shape, resolved_eps(input, eps), offset, cast);
   autograd::node_created(grad_fn);
   return {out, sum};
 }
@@ -562,18 +540,18 @@ std::tuple<at::Tensor, at::Tensor> backward_autograd(
 } // namespace uaccel::rowwise
 
 TORCH_LIBRARY_IMPL(uaccel, CPU, m) {
-  m.impl("rms_norm", &uaccel::rowwise::rms_norm_cpu);
+  m.impl("rms_norm", &uaccel::rowwise::out_only<uaccel::rowwise::forward_cpu>);
   m.impl("_rms_norm_forward", &uaccel::rowwise::forward_cpu);
   m.impl("rms_norm_backward", &uaccel::rowwise::backward_cpu);
-  m.impl("add_rms_norm", &uaccel::rowwise::add_rms_norm_cpu);
+  m.impl("add_rms_norm", &uaccel::rowwise::out_and_sum<uaccel::rowwise::add_forward_cpu>);
   m.impl("_add_rms_norm_forward", &uaccel::rowwise::add_forward_cpu);
 }
 
 TORCH_LIBRARY_IMPL(uaccel, CUDA, m) {
-  m.impl("rms_norm", &uaccel::rowwise::rms_norm_composite);
+  m.impl("rms_norm", &uaccel::rowwise::out_only<uaccel::rowwise::forward_composite>);
   m.impl("_rms_norm_forward", &uaccel::rowwise::forward_composite);
   m.impl("rms_norm_backward", &uaccel::rowwise::backward_composite);
-  m.impl("add_rms_norm", &uaccel::rowwise::add_rms_norm_composite);
+  m.impl("add_rms_norm", &uaccel::rowwise::out_and_sum<uaccel::rowwise::add_forward_composite>);
   m.impl("_add_rms_norm_forward", &uaccel::rowwise::add_forward_composite);
 }
 
