@@ -20,6 +20,7 @@ library.register_python_side(_schemas.pointwise_ops())
 from . import memory, ops  # noqa: E402
 from .copy import async_copy  # noqa: E402
 from .host import HostRegistration, register_host  # noqa: E402
+from .integrations.transformers import patch, unpatch  # noqa: E402
 from .ops import *  # noqa: E402,F403  (the ops' functions and modules: ops.__all__)
 
 __all__ = [
@@ -30,5 +31,7 @@ __all__ = [
     "cmake_prefix_path",
     "library",
     "memory",
+    "patch",
     "register_host",
+    "unpatch",
 ]
