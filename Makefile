@@ -92,7 +92,7 @@ build: $(VENV)/.built
 # torch and the test tools come through build/wheelhouse-<torch> (downloaded once), so that wheel-test can
 # make a fresh environment offline.
 WHEELHOUSE := build/wheelhouse-$(TORCH)
-$(VENV)/.deps:
+$(VENV)/.deps: requirements/test.txt
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install -q --upgrade pip
 	$(VENV)/bin/pip download -q -d $(WHEELHOUSE) "torch==$(TORCH)" -r requirements/test.txt
