@@ -6,6 +6,7 @@ share); and add_rms_norm against the add followed by our rms_norm. The issue's t
 the worst run's distance from it printed as the spread.
 
     python benchmarks/bench_rms_norm.py [--repeat 2] [--update-readme]   # make bench runs it with both
+    python benchmarks/bench_rms_norm.py --device cuda   # benchmarks/gpu_check.sh: F.rms_norm is ATen's fused kernel there
 """
 
 import argparse
@@ -48,15 +49,15 @@ def competitors(n: int) -> dict:
     }
 
 
-def measure(repeat: int, thread_counts) -> list[dict]:
+def measure(repeat: int, thread_counts, device: str) -> list[dict]:
     rows = []
     for rows_n, n in SHAPES:
         fns = competitors(n)
         for dtype in DTYPES:
             generator = torch.Generator().manual_seed(0)
-            x = torch.randn(rows_n, n, generator=generator).to(dtype).requires_grad_()
-            w = (torch.randn(n, generator=generator) * 0.1 + 1).to(dtype).requires_grad_()
-            grad = torch.randn(rows_n, n, generator=generator).to(dtype)
+            x = torch.randn(rows_n, n, generator=generator).to(device, dtype).requires_grad_()
+            w = (torch.randn(n, generator=generator) * 0.1 + 1).to(device, dtype).requires_grad_()
+            grad = torch.randn(rows_n, n, generator=generator).to(device, dtype)
             for threads in thread_counts:
                 with using_threads(threads):
                     for kind, index, args in (("forward", 0, (x, w)), ("forward+backward", 1, (x, w, grad))):
@@ -85,14 +86,14 @@ def measure(repeat: int, thread_counts) -> list[dict]:
     return rows
 
 
-def measure_add(repeat: int, thread_counts) -> list[dict]:
+def measure_add(repeat: int, thread_counts, device: str) -> list[dict]:
     """add_rms_norm against the add followed by our rms_norm (target: >= 1.3x), forward."""
     rows = []
     for rows_n, n in SHAPES:
         for dtype in DTYPES:
             generator = torch.Generator().manual_seed(0)
-            x, residual = (torch.randn(rows_n, n, generator=generator).to(dtype) for _ in range(2))
-            w = (torch.randn(n, generator=generator) * 0.1 + 1).to(dtype)
+            x, residual = (torch.randn(rows_n, n, generator=generator).to(device, dtype) for _ in range(2))
+            w = (torch.randn(n, generator=generator) * 0.1 + 1).to(device, dtype)
 
             def fused(x, residual, w, n=n):
                 return torch_uaccel.add_rms_norm(x, residual, n, w)
@@ -183,17 +184,21 @@ def readme_table(rows: list[dict], repeat: int) -> str:
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=2)
-    parser.add_argument("--json", type=pathlib.Path, default=ROOT / "benchmarks" / "results" / "rms_norm_cpu.json")
+    parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    parser.add_argument("--json", type=pathlib.Path, help="default: benchmarks/results/rms_norm_<device>.json")
     parser.add_argument("--update-readme", action="store_true", help="write the table into README.md")
     args = parser.parse_args(argv)
     torch._dynamo.config.cache_size_limit = 64
     machine_threads = torch.get_num_threads()
-    contended = contention(machine_threads)
-    thread_counts = [1] if contended else sorted({1, machine_threads})
+    contended = contention(machine_threads) if args.device == "cpu" else None
+    thread_counts = [1] if contended or args.device == "cuda" else sorted({1, machine_threads})
     if contended:
         print(f"The machine is contended ({contended}): timing 1 thread only.")
-    rows = measure(args.repeat, thread_counts) + measure_add(args.repeat, thread_counts)
-    write_json(args.json, {"rows": rows, "contention": contended})
+    rows = measure(args.repeat, thread_counts, args.device) + measure_add(args.repeat, thread_counts, args.device)
+    json_path = args.json or ROOT / "benchmarks" / "results" / f"rms_norm_{args.device}.json"
+    write_json(json_path, {"rows": rows, "contention": contended}, device=args.device)
+    if args.device == "cuda":
+        return  # the printed lines are the record: gpu_check.sh's log
     table = readme_table(rows, args.repeat)
     print(table)
     if args.update_readme:

@@ -4,7 +4,7 @@
 # racecheck, the CUDA tests of examples/custom_pointwise (built there as another project) and then the
 # rest of the suite against that machine's torch, and writes everything under $OUT (gpu_check.log,
 # failures.log: each failing test's traceback as it fails, pytest_cuda.xml, pytest_rest.xml,
-# bench_ops_cuda.json/.png, bench_copy_cuda.json, bench_compiled_cuda.json).
+# bench_ops_cuda.json/.png, bench_rms_norm_cuda.json, bench_copy_cuda.json, bench_compiled_cuda.json).
 # Steps run most important first; each runs even if an earlier one failed, under its own time limit,
 # and all of them inside GPU_CHECK_SECONDS (a lease is short: a step that cannot fit is skipped and
 # said so). The summary at the end gives every step's exit status and time.
@@ -53,9 +53,9 @@ parallel=()
 export UACCEL_FAILURE_LOG=$OUT/failures.log # each failure's traceback as it happens (tests/conftest.py)
 pytest=("$PY" -m pytest -q -p no:cacheprovider)
 # compute-sanitizer over the CUDA kernels of every op (float32 values and gradients against the
-# reference: dense, strided and broadcast) and the copy and memory paths: a subset, as it is slow.
-sanitized=(tests/test_op_table.py tests/test_copy_cuda.py tests/test_memory_cuda.py -m cuda
-           -k "((matches_reference and float32) or copy or memory or pool) and not 2_pow_31 and not 256_mib")
+# reference: dense, strided and broadcast), RMSNorm's, and the copy and memory paths: a subset, as it is slow.
+sanitized=(tests/test_op_table.py tests/test_copy_cuda.py tests/test_memory_cuda.py tests/test_rms_norm_cuda.py -m cuda
+           -k "((matches_reference and float32) or copy or memory or pool or rms_norm) and not 2_pow_31 and not 256_mib")
 
 {
   step gpu 20 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv
@@ -70,6 +70,7 @@ sanitized=(tests/test_op_table.py tests/test_copy_cuda.py tests/test_memory_cuda
   step memcheck 120 compute-sanitizer --tool memcheck --error-exitcode 1 "${pytest[@]}" -x "${sanitized[@]}"
   step bench_ops 150 "$PY" benchmarks/bench_ops.py --device cuda --log2-sizes 24,28 --min-run-time 0.1 \
     --ops elu:1.0,silu,gelu:none,gelu:tanh,silu_mul,gelu_mul:none,gelu_mul:tanh --out "$OUT/bench_ops_cuda.json"
+  step bench_rms_norm 90 "$PY" benchmarks/bench_rms_norm.py --device cuda --repeat 1 --json "$OUT/bench_rms_norm_cuda.json"
   step main 60 "$PY" -m torch_uaccel
   step bench_copy 45 "$PY" benchmarks/bench_copy.py --device cuda --out "$OUT/bench_copy_cuda.json"
   step racecheck 60 compute-sanitizer --tool racecheck --error-exitcode 1 "${pytest[@]}" -x "${sanitized[@]}"

@@ -102,6 +102,30 @@ def test_gelu_evaluates_phi_in_double_at_floats_accuracy(kernels):
         assert 0 < double_ops <= 40 * elements, (kernel.short_name, dict(kernel.opcodes))
 
 
+ROWWISE_KERNEL = re.compile(
+    r"rowwise::(?:\(anonymous namespace\)::)?(forward_kernel|grad_input_kernel)<([\w:]+), (\d+), (true|false)>"
+)
+
+
+def test_rms_norm_kernels_read_rows_in_16_byte_packs_and_sum_in_double(kernels):
+    """csrc/rowwise/rms_norm_cuda.cu: each (dtype, warp or block a row) has a packed kernel (128-bit loads
+    and stores) and a one-element one (none); the row's sums are double (DFMA)."""
+    found = [(k, m) for k in kernels if k.source == "rms_norm_cuda.cu" and (m := ROWWISE_KERNEL.search(k.name))]
+    variants = {(m[1], m[2], int(m[3]) > 1, m[4]) for _, m in found}
+    expected = {
+        (name, dtype, packed, per_warp)
+        for name in ("forward_kernel", "grad_input_kernel")
+        for dtype in DENSE_DTYPES
+        for packed in (True, False)
+        for per_warp in ("true", "false")
+    }
+    assert variants == expected, sorted(variants ^ expected)
+    for kernel, match in found:
+        packed = int(match[3]) > 1 and int(match[3]) * DENSE_DTYPES[match[2]] == 16
+        assert (kernel.loads_128 > 0 and kernel.stores_128 > 0) == packed, (kernel.short_name, dict(kernel.opcodes))
+        assert kernel.count("DFMA") > 0, (kernel.short_name, dict(kernel.opcodes))
+
+
 def test_no_kernel_uses_local_memory(build, archs, kernels):
     spilling = [(k.short_name, k.stack, k.local, k.local_accesses) for k in kernels if k.stack or k.local]
     spilling += [(k.short_name, k.local_accesses) for k in kernels if k.local_accesses]

@@ -1,9 +1,9 @@
 // RMSNorm (the schemas: csrc/uaccel.cpp): y = x / sqrt(mean(x^2) + eps) * weight over the trailing
 // normalized_shape dimensions, as F.rms_norm, and add_rms_norm, the same of x + residual with the sum; the CPU kernels
-// (rms_norm_isa.cpp) fused, the statistics in double, one float of 1 / rms a row kept for the backward. Autograd at the
-// Autograd key: reverse mode through rms_norm_backward, whose own gradient (double backward and beyond) and every
-// forward-mode tangent come from the same math in ATen's differentiable ops (`Composite` below), which also serves
-// devices without a kernel of ours (CUDA, for now).
+// (rms_norm_isa.cpp) and CUDA kernels (rms_norm_cuda.cu) fused, the statistics in double, one float of 1 / rms a row
+// kept for the backward. Autograd at the Autograd key: reverse mode through rms_norm_backward, whose own gradient
+// (double backward and beyond) and every forward-mode tangent come from the same math in ATen's differentiable ops
+// (`composite` below), which also serves CUDA tensors in a build without CUDA kernels.
 #include <ATen/ATen.h>
 #include <c10/util/irange.h>
 #include <torch/csrc/autograd/VariableTypeUtils.h>
@@ -136,7 +136,40 @@ std::tuple<at::Tensor, at::Tensor> backward(
 
 } // namespace composite
 
-// -- CPU ---------------------------------------------------------------------------------------------
+// -- The fused kernels (CPU; CUDA where built) ------------------------------------------------------------
+
+void run_forward_kernel(
+    const at::Tensor& x,
+    const at::Tensor& residual,
+    const at::Tensor& weight,
+    double eps,
+    bool cast,
+    at::Tensor& out,
+    at::Tensor& sum,
+    at::Tensor& rstd) {
+#ifdef UACCEL_WITH_CUDA
+  if (x.is_cuda()) {
+    return rms_norm_forward_cuda(x, residual, weight, eps, cast, out, sum, rstd);
+  }
+#endif
+  rms_norm_forward_dispatch(x, residual, weight, eps, cast, out, sum, rstd);
+}
+
+void run_backward_kernel(
+    const at::Tensor& grad_out,
+    const at::Tensor& x,
+    const at::Tensor& rstd,
+    const at::Tensor& weight,
+    bool cast,
+    at::Tensor& grad_input,
+    at::Tensor& grad_weight) {
+#ifdef UACCEL_WITH_CUDA
+  if (x.is_cuda()) {
+    return rms_norm_backward_cuda(grad_out, x, rstd, weight, cast, grad_input, grad_weight);
+  }
+#endif
+  rms_norm_backward_dispatch(grad_out, x, rstd, weight, cast, grad_input, grad_weight);
+}
 
 void check_residual(const char* op, const at::Tensor& input, const at::Tensor& residual) {
   checks::same_shape(op, "input", input, "residual", residual);
@@ -165,7 +198,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> forward_rows(
     auto rows_of_out = out.view({rows, n});
     auto rows_of_sum = sum.defined() ? sum.view({rows, n}) : at::Tensor();
     auto rstd_rows = rstd.view({rows});
-    rms_norm_forward_dispatch(
+    run_forward_kernel(
         x.view({rows, n}), residual.defined() ? residual.contiguous().view({rows, n}) : at::Tensor(),
         kernel_weight(input, weight, offset, cast), resolved_eps(input, eps), cast, rows_of_out, rows_of_sum,
         rstd_rows);
@@ -176,7 +209,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> forward_rows(
   return {out, sum, rstd};
 }
 
-std::tuple<at::Tensor, at::Tensor> forward_cpu(
+std::tuple<at::Tensor, at::Tensor> forward_fused(
     const at::Tensor& input,
     at::IntArrayRef shape,
     const std::optional<at::Tensor>& weight,
@@ -188,7 +221,7 @@ std::tuple<at::Tensor, at::Tensor> forward_cpu(
   return {out, rstd};
 }
 
-std::tuple<at::Tensor, at::Tensor, at::Tensor> add_forward_cpu(
+std::tuple<at::Tensor, at::Tensor, at::Tensor> add_forward_fused(
     const at::Tensor& input,
     const at::Tensor& residual,
     at::IntArrayRef shape,
@@ -201,7 +234,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> add_forward_cpu(
   return forward_rows(input, residual, shape, weight, eps, offset, cast);
 }
 
-std::tuple<at::Tensor, at::Tensor> backward_cpu(
+std::tuple<at::Tensor, at::Tensor> backward_fused(
     const at::Tensor& grad_out,
     const at::Tensor& input,
     const at::Tensor& rstd,
@@ -227,7 +260,7 @@ std::tuple<at::Tensor, at::Tensor> backward_cpu(
       mask[1] && weight.has_value() ? at::zeros({n}, input.options().dtype(math_type(input))) : at::Tensor();
   if (rows > 0 && (grad_input.defined() || grad_weight_math.defined())) {
     auto dx_rows = grad_input.defined() ? grad_input.view({rows, n}) : at::Tensor();
-    rms_norm_backward_dispatch(
+    run_backward_kernel(
         g.view({rows, n}), x.view({rows, n}), rstd.contiguous().view({rows}),
         kernel_weight(input, weight, offset, cast), cast, dx_rows, grad_weight_math);
   }
@@ -238,7 +271,8 @@ std::tuple<at::Tensor, at::Tensor> backward_cpu(
   return {grad_input, grad_weight};
 }
 
-// -- Other devices: the composite, below autograd ------------------------------------------------------
+// -- CUDA tensors in a build without CUDA kernels: the composite, below autograd -------------------------
+#ifndef UACCEL_WITH_CUDA
 
 std::tuple<at::Tensor, at::Tensor> forward_composite(
     const at::Tensor& input,
@@ -279,6 +313,7 @@ std::tuple<at::Tensor, at::Tensor> backward_composite(
   check("uaccel.rms_norm_backward", input, shape, weight);
   return composite::backward(grad_out, input, shape, weight, eps, offset, cast, mask);
 }
+#endif
 
 // The ops users call, from their _forward twins (which also return what the backward reads).
 template <auto forward>
@@ -536,23 +571,31 @@ std::tuple<at::Tensor, at::Tensor> backward_autograd(
       keys & c10::after_autograd_keyset, grad_out, input, rstd, shape, weight, eps, offset, cast, mask);
 }
 
+// A device's five ops from its three implementations.
+template <auto forward, auto add_forward, auto backward>
+void implement(torch::Library& m) {
+  m.impl("rms_norm", &out_only<forward>);
+  m.impl("_rms_norm_forward", forward);
+  m.impl("rms_norm_backward", backward);
+  m.impl("add_rms_norm", &out_and_sum<add_forward>);
+  m.impl("_add_rms_norm_forward", add_forward);
+}
+
 } // namespace
 } // namespace uaccel::rowwise
 
 TORCH_LIBRARY_IMPL(uaccel, CPU, m) {
-  m.impl("rms_norm", &uaccel::rowwise::out_only<uaccel::rowwise::forward_cpu>);
-  m.impl("_rms_norm_forward", &uaccel::rowwise::forward_cpu);
-  m.impl("rms_norm_backward", &uaccel::rowwise::backward_cpu);
-  m.impl("add_rms_norm", &uaccel::rowwise::out_and_sum<uaccel::rowwise::add_forward_cpu>);
-  m.impl("_add_rms_norm_forward", &uaccel::rowwise::add_forward_cpu);
+  using namespace uaccel::rowwise;
+  implement<forward_fused, add_forward_fused, backward_fused>(m);
 }
 
 TORCH_LIBRARY_IMPL(uaccel, CUDA, m) {
-  m.impl("rms_norm", &uaccel::rowwise::out_only<uaccel::rowwise::forward_composite>);
-  m.impl("_rms_norm_forward", &uaccel::rowwise::forward_composite);
-  m.impl("rms_norm_backward", &uaccel::rowwise::backward_composite);
-  m.impl("add_rms_norm", &uaccel::rowwise::out_and_sum<uaccel::rowwise::add_forward_composite>);
-  m.impl("_add_rms_norm_forward", &uaccel::rowwise::add_forward_composite);
+  using namespace uaccel::rowwise;
+#ifdef UACCEL_WITH_CUDA
+  implement<forward_fused, add_forward_fused, backward_fused>(m);
+#else
+  implement<forward_composite, add_forward_composite, backward_composite>(m);
+#endif
 }
 
 TORCH_LIBRARY_IMPL(uaccel, Autograd, m) {

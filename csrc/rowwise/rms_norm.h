@@ -1,6 +1,6 @@
 #pragma once
-// RMSNorm's CPU kernels (rms_norm_isa.cpp, compiled once per instruction set) and what the op's
-// implementation (rms_norm.cpp) hands them: rows of n elements, contiguous, and the weight (times
+// RMSNorm's kernels, CPU (rms_norm_isa.cpp, compiled once per instruction set) and CUDA (rms_norm_cuda.cu),
+// and what the op's implementation (rms_norm.cpp) hands them: rows of n elements, contiguous, and the weight (times
 // weight_offset added) in the math type, float (double for double inputs).
 #include <ATen/core/Tensor.h>
 
@@ -34,5 +34,9 @@ using RmsNormBackwardKernel = void (*)(
 
 extern cpu::CpuDispatch<RmsNormForwardKernel> rms_norm_forward_dispatch;
 extern cpu::CpuDispatch<RmsNormBackwardKernel> rms_norm_backward_dispatch;
+#ifdef UACCEL_WITH_CUDA
+extern const RmsNormForwardKernel rms_norm_forward_cuda;
+extern const RmsNormBackwardKernel rms_norm_backward_cuda;
+#endif
 
 } // namespace uaccel::rowwise

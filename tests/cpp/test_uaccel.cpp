@@ -209,6 +209,27 @@ TEST(SiluMul, BothGradientsFromTheBackwardOp) {
   EXPECT_TRUE(torch::allclose(uaccel::gelu_mul(gate, up, "tanh"), at::gelu(gate, "tanh") * up));
 }
 
+TEST(RmsNorm, ValuesAndGradientsMatchAtenAndTheResidualFormAddsFirst) {
+  const auto x = torch::randn({6, 3, 16}, torch::kDouble).requires_grad_();
+  const auto w = torch::randn({3, 16}, torch::kDouble).requires_grad_();
+  const auto ours = uaccel::rms_norm(x, {3, 16}, w, 1e-5);
+  const auto theirs = at::rms_norm(x, {3, 16}, w, 1e-5);
+  EXPECT_TRUE(torch::allclose(ours, theirs, 1e-12, 1e-12));
+  const auto grad = torch::randn_like(ours);
+  const auto ours_grad = torch::autograd::grad({ours}, {x, w}, {grad});
+  const auto theirs_grad = torch::autograd::grad({theirs}, {x, w}, {grad});
+  for (size_t k = 0; k < 2; ++k) {
+    EXPECT_TRUE(torch::allclose(ours_grad[k], theirs_grad[k], 1e-10, 1e-12)) << k;
+  }
+  // Gemma's 1 + weight and the residual form.
+  EXPECT_TRUE(torch::allclose(uaccel::rms_norm(x, {16}, w[0], std::nullopt, 1.0), at::rms_norm(x, {16}, w[0] + 1)));
+  const auto residual = torch::randn_like(x);
+  const auto [out, sum] = uaccel::add_rms_norm(x, residual, {16}, w[1]);
+  EXPECT_TRUE(torch::equal(sum, x + residual));
+  EXPECT_TRUE(torch::allclose(out, at::rms_norm(x + residual, {16}, w[1])));
+  EXPECT_THROW(uaccel::rms_norm(x, {15}), c10::Error);
+}
+
 TEST(Memory, InstalledAllocatorAlignsAndCountsEveryCpuTensor) {
   const auto before = uaccel::memory::stats();
   uaccel::memory::install_cpu_allocator(4096);

@@ -3,4 +3,5 @@
 #include <uaccel/copy.h>
 #include <uaccel/host.h>
 #include <uaccel/memory.h>
+#include <uaccel/norms.h>
 #include <uaccel/ops.h>
