@@ -4,6 +4,7 @@ built from configs), and the kernels route: the patched model computes what the 
 with gradient checkpointing, saves and loads as before, and unpatches to exactly what it was."""
 
 import copy
+import pathlib
 import types
 
 import pytest
@@ -18,6 +19,7 @@ transformers = pytest.importorskip(
 
 from torch_uaccel._testing import models  # noqa: E402
 
+ROOT = pathlib.Path(__file__).resolve().parents[1]
 FAMILIES = sorted(models.FAMILIES)
 # What patch() must change in each family's model (kind -> module class), beyond its activations.
 MLP_KIND = {"qwen3_moe": "experts", "mixtral": "experts"}
@@ -261,6 +263,24 @@ def test_patched_activations_compute_what_transformers_does(name):
     torch.testing.assert_close(module(x), expected, rtol=1e-9 if name != "gelu_fast" else 1e-6, atol=1e-12)
 
 
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+@pytest.mark.parametrize("family", ["llama", "gemma3", "phi3", "qwen3_moe"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_patched_model_on_cuda_trains_as_unpatched(family, dtype):
+    model = models.model(family, dtype=dtype).cuda().train()
+    ids = _inputs().cuda()
+    logits, loss, grads = _train_step(model, ids)
+    torch_uaccel.patch(model)
+    p_logits, p_loss, p_grads = _train_step(model, ids)
+    tolerance = 1e-4 if dtype == torch.float32 else 5e-2
+    assert (p_logits - logits).abs().max().item() <= tolerance * logits.abs().max().item()
+    assert abs(p_loss.item() - loss.item()) <= tolerance * loss.item()
+    for name, grad in grads.items():
+        difference = ((p_grads[name] - grad).float().norm() / grad.float().norm().clamp_min(1e-30)).item()
+        assert difference <= 10 * tolerance, name
+
+
 # -- Compiled ----------------------------------------------------------------------------------------------------
 
 
@@ -323,3 +343,10 @@ def test_kernels_route_rms_norm_is_the_form_transformers_marks():
                 module.weight.data.uniform_(0.5, 1.5)
                 assert torch.equal(ours.RMSNorm.forward(module, x), patching._llama_rms_norm(module, x))
     assert marked > 0
+
+
+def test_the_example_runs(capsys):
+    import runpy
+
+    runpy.run_path(str(ROOT / "examples" / "transformers_patch.py"), run_name="__main__")
+    assert "greedy tokens, patched and unpatched: the same" in capsys.readouterr().out

@@ -1,10 +1,10 @@
-"""Writes the README's list of the ops' Python API (between <!-- api:ops:start --> and <!-- api:ops:end -->)
+"""Writes docs/api.md's list of the ops' Python API (between <!-- api:ops:start --> and <!-- api:ops:end -->)
 from the faces torch_uaccel defines (torch_uaccel.ops.__all__: a function and a module per op, from the
-ops' schemas), so that a new op needs no hand edit there. tests/test_readme_api.py checks the README is
-what this writes.
+ops' schemas), so that a new op needs no hand edit there. tests/test_api_doc.py checks the page is what
+this writes.
 
-    python tools/readme_api.py           # rewrite README.md's list
-    python tools/readme_api.py --check   # exit 1 if README.md's list is not what it would write
+    python tools/api_doc.py           # rewrite docs/api.md's list
+    python tools/api_doc.py --check   # exit 1 if docs/api.md's list is not what it would write
 """
 
 import argparse
@@ -17,7 +17,7 @@ import torch
 import torch_uaccel
 from torch_uaccel import ops
 
-README = pathlib.Path(__file__).resolve().parents[1] / "README.md"
+API_DOC = pathlib.Path(__file__).resolve().parents[1] / "docs" / "api.md"
 START, END = "<!-- api:ops:start -->", "<!-- api:ops:end -->"
 
 
@@ -51,9 +51,9 @@ def api_list() -> str:
     return _wrapped(items, "- `torch_uaccel`, the ops' functions and modules:")
 
 
-def written(readme: str) -> str:
-    """`readme` with its list replaced by api_list()."""
-    head, rest = readme.split(START, 1)
+def written(page: str) -> str:
+    """`page` with its list replaced by api_list()."""
+    head, rest = page.split(START, 1)
     _, tail = rest.split(END, 1)
     return f"{head}{START}\n{api_list()}\n{END}{tail}"
 
@@ -62,15 +62,15 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--check", action="store_true")
     args = parser.parse_args(argv)
-    readme = README.read_text()
+    page = API_DOC.read_text()
     if args.check:
-        if written(readme) != readme:
+        if written(page) != page:
             print(
-                f"{README}: the API list differs from what tools/readme_api.py writes (torch_uaccel {torch_uaccel.__version__}): run it"
+                f"{API_DOC}: the API list differs from what tools/api_doc.py writes (torch_uaccel {torch_uaccel.__version__}): run it"
             )
             return 1
         return 0
-    README.write_text(written(readme))
+    API_DOC.write_text(written(page))
     return 0
 
 
