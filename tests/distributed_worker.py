@@ -1,6 +1,7 @@
 """Run by test_distributed.py on 2 gloo ranks (torch.distributed.run on 127.0.0.1): every op of the op
-table on DTensor, in tensor-parallel MLPs (SwiGLU's too, trained), and in DDP and FSDP2
-training, each against torch's own results."""
+table on DTensor, RMSNorm (sharded rows, a sharded normalised dimension, sequence parallel), in
+tensor-parallel MLPs (SwiGLU's too, trained), and in DDP and FSDP2 training, each against torch's own
+results."""
 
 import copy
 import os
@@ -11,7 +12,7 @@ import torch.nn.functional as F
 from torch.distributed.device_mesh import init_device_mesh
 from torch.distributed.fsdp import fully_shard
 from torch.distributed.tensor import DTensor, Replicate, Shard, distribute_tensor
-from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
+from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, SequenceParallel, parallelize_module
 from torch.nn.parallel import DistributedDataParallel
 
 import torch_uaccel
@@ -53,6 +54,35 @@ def check_split_gate_on_dtensor(mesh):
     y = torch_uaccel.silu_and_mul(dx)
     assert y.placements == (Shard(0),), y.placements
     torch.testing.assert_close(y.full_tensor(), F.silu(gate) * up)
+
+
+def check_rms_norm_on_dtensor(mesh):
+    """rms_norm and add_rms_norm of [4, 6, 8] sharded on each dimension (rows keep their placement; the
+    normalised one is redistributed), values and gradients (the weight's: a partial sum, reduced) as
+    F.rms_norm's; and the module under SequenceParallel, as transformers' tensor-parallel plans use it."""
+    x, residual = torch.randn(4, 6, 8, dtype=torch.float64), torch.randn(4, 6, 8, dtype=torch.float64)
+    w = torch.randn(8, dtype=torch.float64)
+    for placement in (Shard(0), Shard(1), Shard(2), Replicate()):
+        dx = distribute_tensor(x, mesh, [placement]).requires_grad_()
+        dw = distribute_tensor(w, mesh, [Replicate()]).requires_grad_()
+        out = torch_uaccel.rms_norm(dx, 8, dw, 1e-5)
+        if placement != Shard(2):
+            assert out.placements == (placement,), (placement, out.placements)
+        reference_x, reference_w = x.clone().requires_grad_(), w.clone().requires_grad_()
+        expected = F.rms_norm(reference_x, (8,), reference_w, 1e-5)
+        torch.testing.assert_close(out.full_tensor(), expected)
+        out.square().sum().backward()
+        expected.square().sum().backward()
+        torch.testing.assert_close(dx.grad.full_tensor(), reference_x.grad)
+        torch.testing.assert_close(dw.grad.full_tensor(), reference_w.grad)
+        total_out, total = torch_uaccel.add_rms_norm(dx.detach(), distribute_tensor(residual, mesh, [placement]), 8, dw)
+        torch.testing.assert_close(total.full_tensor(), x + residual)
+        torch.testing.assert_close(total_out.full_tensor(), F.rms_norm(x + residual, (8,), w))
+    norm = torch_uaccel.RMSNorm(8, eps=1e-5, dtype=torch.float64)
+    parallelize_module(norm, mesh, SequenceParallel())
+    out = norm(distribute_tensor(x, mesh, [Shard(1)]))
+    assert out.placements == (Shard(1),), out.placements
+    torch.testing.assert_close(out.full_tensor(), F.rms_norm(x, (8,), eps=1e-5))
 
 
 class SwiGLU(torch.nn.Module):
@@ -132,6 +162,7 @@ def main():
     torch.manual_seed(0)  # the same full tensors on every rank
     check_every_op_on_dtensor(mesh)
     check_split_gate_on_dtensor(mesh)
+    check_rms_norm_on_dtensor(mesh)
     check_tensor_parallel(mesh)
     check_tensor_parallel_swiglu(mesh)
     check_training(DistributedDataParallel)

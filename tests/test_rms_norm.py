@@ -292,3 +292,28 @@ def test_add_rms_norm_refuses_a_residual_unlike_the_input(other, message):
         torch_uaccel.add_rms_norm(torch.randn(4, 16), other, 16)
     with pytest.raises(RuntimeError, match=message), torch._subclasses.fake_tensor.FakeTensorMode() as mode:
         torch_uaccel.add_rms_norm(mode.from_tensor(torch.randn(4, 16)), mode.from_tensor(other), 16)
+
+
+def test_jagged_nested_tensors_as_f_rms_norm():
+    """Rows of a jagged tensor (normalised after its ragged dimension), values and both gradients as
+    F.rms_norm's on the same nested tensor; normalising over the ragged dimension is refused."""
+    pieces = [torch.randn(3, 4, 8, dtype=torch.float64), torch.randn(5, 4, 8, dtype=torch.float64)]
+    ours_x, theirs_x = (torch.nested.nested_tensor(pieces, layout=torch.jagged, requires_grad=True) for _ in range(2))
+    ours_w, theirs_w = (
+        torch.randn(4, 8, dtype=torch.float64, generator=torch.Generator().manual_seed(0)) for _ in range(2)
+    )
+    ours_w.requires_grad_(), theirs_w.requires_grad_()
+    ours, theirs = torch_uaccel.rms_norm(ours_x, [4, 8], ours_w), F.rms_norm(theirs_x, (4, 8), theirs_w)
+    assert ours.is_nested and torch.equal(ours.offsets(), ours_x.offsets()) and ours.shape[2:] == (4, 8)
+    torch.testing.assert_close(ours.values(), theirs.values())
+    ours.values().square().sum().backward()
+    theirs.values().square().sum().backward()
+    torch.testing.assert_close(ours_x.grad.values(), theirs_x.grad.values())
+    torch.testing.assert_close(ours_w.grad, theirs_w.grad)
+    out, total = torch_uaccel.add_rms_norm(ours_x.detach(), ours_x.detach(), [8])
+    torch.testing.assert_close(out.values(), F.rms_norm(2 * ours_x.detach().values(), (8,)))
+    assert total.is_nested
+    with pytest.raises(
+        ValueError, match=r"uaccel\.rms_norm: expected normalized_shape to leave out the jagged dimension 1"
+    ):
+        torch_uaccel.rms_norm(ours_x, [5, 4, 8])

@@ -10,7 +10,7 @@ weight (``cast_before_weight=True``); Gemma's ``1 + weight`` (``weight_offset=1.
 import torch
 from torch import nn
 
-from . import _checks, _fake
+from . import _checks, _fake, _rules
 
 _OP, _ADD_OP = "uaccel.rms_norm", "uaccel.add_rms_norm"
 
@@ -36,7 +36,9 @@ def rms_norm(
     tensor([[0.8485, 1.1314]])
     """
     shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
-    return torch.ops.uaccel.rms_norm(
+    # The overload, not the packet: a jagged tensor's __torch_function__ takes any function named
+    # "rms_norm" for F.rms_norm and refuses our options.
+    return torch.ops.uaccel.rms_norm.default(
         input, shape, weight, eps, weight_offset=weight_offset, cast_before_weight=cast_before_weight
     )
 
@@ -212,3 +214,85 @@ def _add_rms_norm_vmap(
 
 
 torch.library.register_vmap("uaccel::add_rms_norm", _add_rms_norm_vmap)
+
+
+# -- Jagged nested tensors: the rows of the values buffer ------------------------------------------------
+
+
+def _register_nested() -> None:
+    """On a jagged tensor's values (its batch and ragged dimensions are one dimension of rows there),
+    where the normalised dimensions are after the ragged one, as F.rms_norm takes them; the row outputs
+    rewrapped with the input's structure, the weight's gradient dense."""
+    from torch.nested._internal.nested_tensor import NestedTensor
+
+    def on_values(cls, func, types, args, kwargs):
+        from torch.nested._internal.ops import extract_kwargs
+
+        layout = next(arg for arg in args if isinstance(arg, NestedTensor))
+        position = [argument.name for argument in func._schema.arguments].index("normalized_shape")
+        shape = args[position] if position < len(args) else kwargs["normalized_shape"]
+        if layout.dim() - len(shape) <= layout._ragged_idx:
+            op = func._schema.name.replace("::_", "::").removesuffix("_forward").replace("::", ".")  # the public op
+            raise ValueError(
+                f"{op}: expected normalized_shape to leave out the jagged dimension {layout._ragged_idx} of the "
+                f"input (shape {list(layout.shape)}), but got {list(shape)}"
+            )
+        result = func(*(arg._values if isinstance(arg, NestedTensor) else arg for arg in args), **kwargs)
+        row_outputs = {0} if func._schema.name == "uaccel::rms_norm_backward" else None  # grad_weight is dense
+        if not isinstance(result, tuple):
+            return NestedTensor(result, **extract_kwargs(layout))
+        return tuple(
+            NestedTensor(r, **extract_kwargs(layout)) if row_outputs is None or k in row_outputs else r
+            for k, r in enumerate(result)
+        )
+
+    for name in ("rms_norm", "_rms_norm_forward", "add_rms_norm", "_add_rms_norm_forward", "rms_norm_backward"):
+        torch.library.register_torch_dispatch(f"uaccel::{name}", NestedTensor, on_values)
+
+
+_register_nested()
+
+
+# -- DTensor: rows sharded as a pointwise op's elements ----------------------------------------------------
+
+
+def _register_sharding() -> None:
+    """Each op's strategies: all replicated, or sharded on one dimension before the normalised ones (every
+    row tensor on it, the weight replicated; the weight's gradient then a partial sum). A sharded normalised
+    dimension is in none of them: DTensor redistributes it, as its own strategy for F.rms_norm does."""
+    if not torch.distributed.is_available():
+        return
+    from torch.distributed.tensor import Partial, Replicate, Shard
+    from torch.distributed.tensor.experimental import register_sharding
+
+    def strategies(op):
+        names = [argument.name for argument in op._schema.arguments]
+        outputs = len(op._schema.returns)
+        weight_gradient = 1 if op._schema.name == "uaccel::rms_norm_backward" else None  # its second output
+
+        def shardings(*args, **kwargs):
+            bound = dict(zip(names, args, strict=False))
+            row_dims = bound["input"].ndim - len(bound["normalized_shape"])
+
+            def inputs(rows):
+                return [
+                    (Replicate() if name == "weight" else rows) if hasattr(arg, "ndim") else None
+                    for name, arg in zip(names, args, strict=False)
+                ]
+
+            found = [([Replicate()] * outputs, inputs(Replicate()))]
+            for d in range(row_dims):
+                placements = [Shard(d)] * outputs
+                if weight_gradient is not None:
+                    placements[weight_gradient] = Partial()
+                found.append((placements, inputs(Shard(d))))
+            return found
+
+        return shardings
+
+    for name in ("rms_norm", "_rms_norm_forward", "add_rms_norm", "_add_rms_norm_forward", "rms_norm_backward"):
+        op = getattr(torch.ops.uaccel, name).default
+        register_sharding(op)(strategies(op))
+
+
+_rules.when_imported("torch.distributed.tensor", _register_sharding)
