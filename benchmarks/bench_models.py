@@ -252,33 +252,35 @@ def summary_line(r) -> str:
 
 
 def table(results, args) -> str:
-    """The README's record: patched over unpatched (below 1: the patch is faster or smaller)."""
-    compiled = args.compiled
-    head = "| model | dtype | threads | train step peak memory | train step | prefill | decode step |"
-    head += " train (compiled) | prefill (compiled) | decode (compiled) |" if compiled else ""
-    lines = [
-        f"{cpu_model()}, torch {torch.__version__}, transformers {sys.modules['transformers'].__version__}; "
-        f"times: hidden {args.hidden}, {args.layers} layers, sequence {args.sequence}, batch {args.batch}, vocabulary "
-        f"{args.vocab}, patched over unpatched, median of {args.rounds} alternated rounds (compiled: at "
-        f"{args.machine_threads} threads); peak memory (MiB above the weights: activations and gradients; patched / unpatched): "
-        f"{args.peak_layers} layers, batch {args.peak_batch}, vocabulary {args.peak_vocab}. Commit {stamp()['commit']}.",
-        "",
-        head,
-        "|" + "---|" * (head.count("|") - 1),
-    ]
-    for r in results:
-        peak = r["peak_bytes"]
+    """The README's record, a row per model and dtype: patched over unpatched (below 1: the patch is faster or
+    smaller), eager at each thread count, compiled at the machine's."""
+    threads = sorted({r["threads"] for r in results})
+    columns = [(t, f"eager {kind}", f"{kind} {t}t") for t in threads for kind in ("train", "prefill", "decode")]
+    if args.compiled:
+        columns += [
+            (args.machine_threads, f"compiled {kind}", f"compiled {kind} {args.machine_threads}t")
+            for kind in ("train", "prefill", "decode")
+        ]
+    head = "| model, dtype | train step peak MiB |" + "".join(f" {title} |" for _, _, title in columns)
+    lines = [head, "|---|" + "---:|" * (head.count("|") - 2)]
+    for family, dtype in dict.fromkeys((r["family"], r["dtype"]) for r in results):
+        rows = {r["threads"]: r for r in results if (r["family"], r["dtype"]) == (family, dtype)}
+        peak = rows[threads[0]]["peak_bytes"]
         cells = [
-            r["family"],
-            r["dtype"],
-            str(r["threads"]),
+            f"{family}, {dtype}",
             f"{peak['patched'] / 2**20:.0f} / {peak['unpatched'] / 2**20:.0f} = {peak['patched'] / peak['unpatched']:.2f}",
         ]
-        keys = ["eager train", "eager prefill", "eager decode"] + (
-            ["compiled train", "compiled prefill", "compiled decode"] if compiled else []
-        )
-        cells += [f"{r[k]['ratio']:.2f}" if k in r else "" for k in keys]
+        cells += [f"{rows[t][key]['ratio']:.2f}" if key in rows.get(t, {}) else "" for t, key, _ in columns]
         lines.append("| " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        f"`benchmarks/bench_models.py`: {cpu_model()}, torch {torch.__version__}, transformers "
+        f"{sys.modules['transformers'].__version__}, commit {stamp()['commit']}. Patched over unpatched, the median of "
+        f"{args.rounds} alternated rounds: hidden {args.hidden}, {args.layers} layers, sequence {args.sequence}, batch "
+        f"{args.batch}, vocabulary {args.vocab}; peak memory above the weights (activations, gradients): "
+        f"{args.peak_layers} layers, batch {args.peak_batch}, vocabulary {args.peak_vocab}. Profile shares: "
+        "[the journal](benchmarks/JOURNAL.md#where-a-models-training-step-goes-bench_modelspy).",
+    ]
     return "\n".join(lines)
 
 
@@ -322,16 +324,15 @@ def main(argv=None):
         for dtype in args.dtypes:
             for threads in args.threads:
                 results.append(measure(family, getattr(torch, dtype), threads, args))
-    text = (
-        table(results, args)
-        + "\n\nWhere a training step's time goes (eager; % of its CPU time, unpatched → patched):\n\n"
-    )
-    text += shares_table(results)
-    print(text)
+    text, shares = table(results, args), shares_table(results)
+    print(f"{text}\n\nWhere a training step's time goes (eager; % of its CPU time, unpatched → patched):\n\n{shares}")
     if args.json:
         write_json(args.json, results)
-    if args.update_readme:
+    if args.update_readme:  # the README's record; the shares, with the commit, in the journal
         update_readme("models", text, ROOT / "README.md")
+        update_readme(
+            "models-shares", f"Commit {stamp()['commit']}, {cpu_model()}, torch {torch.__version__}.\n\n{shares}"
+        )
 
 
 if __name__ == "__main__":
