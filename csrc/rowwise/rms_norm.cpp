@@ -138,37 +138,23 @@ std::tuple<at::Tensor, at::Tensor> backward(
 
 // -- The fused kernels (CPU; CUDA where built) ------------------------------------------------------------
 
-void run_forward_kernel(
-    const at::Tensor& x,
-    const at::Tensor& residual,
-    const at::Tensor& weight,
-    double eps,
-    bool cast,
-    at::Tensor& out,
-    at::Tensor& sum,
-    at::Tensor& rstd) {
+// The kernels of a tensor's device.
+RmsNormForwardKernel forward_kernel(const at::Tensor& x) {
 #ifdef UACCEL_WITH_CUDA
   if (x.is_cuda()) {
-    return rms_norm_forward_cuda(x, residual, weight, eps, cast, out, sum, rstd);
+    return rms_norm_forward_cuda;
   }
 #endif
-  rms_norm_forward_dispatch(x, residual, weight, eps, cast, out, sum, rstd);
+  return rms_norm_forward_dispatch.kernel();
 }
 
-void run_backward_kernel(
-    const at::Tensor& grad_out,
-    const at::Tensor& x,
-    const at::Tensor& rstd,
-    const at::Tensor& weight,
-    bool cast,
-    at::Tensor& grad_input,
-    at::Tensor& grad_weight) {
+RmsNormBackwardKernel backward_kernel(const at::Tensor& x) {
 #ifdef UACCEL_WITH_CUDA
   if (x.is_cuda()) {
-    return rms_norm_backward_cuda(grad_out, x, rstd, weight, cast, grad_input, grad_weight);
+    return rms_norm_backward_cuda;
   }
 #endif
-  rms_norm_backward_dispatch(grad_out, x, rstd, weight, cast, grad_input, grad_weight);
+  return rms_norm_backward_dispatch.kernel();
 }
 
 void check_residual(const char* op, const at::Tensor& input, const at::Tensor& residual) {
@@ -198,7 +184,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> forward_rows(
     auto rows_of_out = out.view({rows, n});
     auto rows_of_sum = sum.defined() ? sum.view({rows, n}) : at::Tensor();
     auto rstd_rows = rstd.view({rows});
-    run_forward_kernel(
+    forward_kernel(x)(
         x.view({rows, n}), residual.defined() ? residual.contiguous().view({rows, n}) : at::Tensor(),
         kernel_weight(input, weight, offset, cast), resolved_eps(input, eps), cast, rows_of_out, rows_of_sum,
         rstd_rows);
@@ -260,7 +246,7 @@ std::tuple<at::Tensor, at::Tensor> backward_fused(
       mask[1] && weight.has_value() ? at::zeros({n}, input.options().dtype(math_type(input))) : at::Tensor();
   if (rows > 0 && (grad_input.defined() || grad_weight_math.defined())) {
     auto dx_rows = grad_input.defined() ? grad_input.view({rows, n}) : at::Tensor();
-    run_backward_kernel(
+    backward_kernel(x)(
         g.view({rows, n}), x.view({rows, n}), rstd.contiguous().view({rows}),
         kernel_weight(input, weight, offset, cast), cast, dx_rows, grad_weight_math);
   }

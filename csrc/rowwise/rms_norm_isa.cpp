@@ -25,6 +25,31 @@ using at::vec::Vectorized;
 template <typename T>
 using Math = std::conditional_t<std::is_same_v<T, double>, double, float>;
 
+// bfloat16's rounding of float lanes (to nearest, ties to even, as c10::BFloat16's), kept in float: the
+// upper 16 bits of the float, rounded, with no packing to 16-bit lanes and back. NaN lanes stay NaN.
+Vectorized<float> round_to_bfloat16(Vectorized<float> v) {
+#if defined(CPU_CAPABILITY_AVX512)
+  const __m512i bits = _mm512_castps_si512(v);
+  const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(1));
+  const __m512i biased = _mm512_add_epi32(_mm512_add_epi32(bits, _mm512_set1_epi32(0x7fff)), lsb);
+  const __m512 rounded = _mm512_castsi512_ps(_mm512_and_si512(biased, _mm512_set1_epi32(int32_t(0xffff0000u))));
+  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), rounded, v);
+#elif defined(CPU_CAPABILITY_AVX2)
+  const __m256i bits = _mm256_castps_si256(v);
+  const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(1));
+  const __m256i biased = _mm256_add_epi32(_mm256_add_epi32(bits, _mm256_set1_epi32(0x7fff)), lsb);
+  const __m256 rounded = _mm256_castsi256_ps(_mm256_and_si256(biased, _mm256_set1_epi32(int32_t(0xffff0000u))));
+  return _mm256_blendv_ps(rounded, v, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+#else
+  float lanes[Vectorized<float>::size()];
+  v.store(lanes);
+  for (float& lane : lanes) {
+    lane = static_cast<float>(static_cast<at::BFloat16>(lane));
+  }
+  return Vectorized<float>::loadu(lanes);
+#endif
+}
+
 // A row's elements as vectors of the math type: kParts of them a step of kStep elements (two for the
 // half types), `count` elements at the row's end (the rest of the vector zeros).
 template <typename T>
@@ -71,6 +96,8 @@ struct Row {
   static Parts rounded(const Parts& v) {
     if constexpr (kParts == 1) {
       return v;
+    } else if constexpr (std::is_same_v<T, at::BFloat16>) {
+      return {round_to_bfloat16(v[0]), round_to_bfloat16(v[1])};
     } else {
       const auto [lo, hi] = at::vec::convert_to_float<T>(at::vec::convert_from_float<T>(v[0], v[1]));
       return {lo, hi};
