@@ -12,7 +12,6 @@ op that made it).
 
 import argparse
 import contextlib
-import copy
 import functools
 import inspect
 import statistics
@@ -175,12 +174,17 @@ def patch_milliseconds(family, dtype, config) -> float:
     return statistics.median(runs)
 
 
-def alternated(runs: dict, rounds: int, min_run_time: float) -> dict[str, list[float]]:
-    """Each round times every run once, in turn: drifts of the machine fall on all of them alike."""
-    times = {name: [] for name in runs}
+def alternated(model, runs: dict, rounds: int, min_run_time: float) -> dict[str, dict[str, list[float]]]:
+    """Each round times every run unpatched, then patched, the one model switched between (the same weights
+    in the same memory); drifts of the machine fall on both alike. A compiled run recompiles for each state
+    once (Dynamo guards on the forwards), then finds it cached."""
+    times = {state: {name: [] for name in runs} for state in ("unpatched", "patched")}
     for _ in range(rounds):
-        for name, run in runs.items():
-            times[name].append(median_seconds(run, min_run_time=min_run_time)[0])
+        for state in ("unpatched", "patched"):
+            (torch_uaccel.patch if state == "patched" else torch_uaccel.unpatch)(model)
+            for name, run in runs.items():
+                times[state][name].append(median_seconds(run, min_run_time=min_run_time)[0])
+    torch_uaccel.unpatch(model)
     return times
 
 
@@ -195,47 +199,49 @@ def ratio_summary(patched: list[float], unpatched: list[float]) -> dict:
     }
 
 
-def _models(family, dtype, layers, vocab, batch, args):
-    unpatched = models.model(family, dtype=dtype, hidden=args.hidden, layers=layers, vocab=vocab).train()
-    patched = copy.deepcopy(unpatched)
-    report = torch_uaccel.patch(patched)
+def _model(family, dtype, layers, vocab, batch, args):
+    model = models.model(family, dtype=dtype, hidden=args.hidden, layers=layers, vocab=vocab).train()
     ids = torch.randint(3, vocab, (batch, args.sequence), generator=torch.Generator().manual_seed(0))
-    return unpatched, patched, report, ids
+    return model, ids
+
+
+def in_both_states(model, measure_one) -> dict:
+    """measure_one(model) unpatched and patched."""
+    torch_uaccel.unpatch(model)
+    unpatched = measure_one(model)
+    torch_uaccel.patch(model)
+    patched = measure_one(model)
+    torch_uaccel.unpatch(model)
+    return {"unpatched": unpatched, "patched": patched}
 
 
 def measure(family, dtype, threads, args) -> dict:
     result = {"family": family, "dtype": str(dtype).removeprefix("torch."), "threads": threads}
     # Peak memory on the larger model (issue 49's: more layers and tokens, where activations weigh most).
-    unpatched, patched, _, ids = _models(family, dtype, args.peak_layers, args.peak_vocab, args.peak_batch, args)
-    result["peak_bytes"] = {
-        "patched": peak_training_bytes(patched, ids),
-        "unpatched": peak_training_bytes(unpatched, ids),
-    }
-    del unpatched, patched
-    unpatched, patched, report, ids = _models(family, dtype, args.layers, args.vocab, args.batch, args)
-    result["modules_patched"] = len(report.changed)
+    model, ids = _model(family, dtype, args.peak_layers, args.peak_vocab, args.peak_batch, args)
+    result["peak_bytes"] = in_both_states(model, lambda m: peak_training_bytes(m, ids))
+    model, ids = _model(family, dtype, args.layers, args.vocab, args.batch, args)
+    result["modules_patched"] = len(torch_uaccel.patch(model).changed)
+    torch_uaccel.unpatch(model)
     config = {"hidden": args.hidden, "layers": args.layers, "vocab": args.vocab}
     with using_threads(threads):
         result["patch_ms"] = patch_milliseconds(family, dtype, config)
-        result["shares"] = {
-            name: time_shares(model, functools.partial(training_step, model, ids))
-            for name, model in (("unpatched", unpatched), ("patched", patched))
-        }
+        result["shares"] = in_both_states(model, lambda m: time_shares(m, functools.partial(training_step, m, ids)))
         compiled = args.compiled and threads == args.machine_threads  # compiles are slow: all threads only
         for mode in ("eager", "compiled") if compiled else ("eager",):
-            variants = {"patched": patched, "unpatched": unpatched}
-            if mode == "compiled":
-                variants = {name: torch.compile(model) for name, model in variants.items()}
-            runs = {}
-            for name, model in variants.items():
-                runs[f"train {name}"] = functools.partial(training_step, model, ids)
-                runs[f"prefill {name}"] = functools.partial(prefill, model, ids)
-                runs[f"decode {name}"] = functools.partial(decode_step_runner(model, ids), model)
-            for run in runs.values():  # warm up (and compile) outside the timing
-                run()
-            times = alternated(runs, args.rounds, args.min_run_time)
-            for kind in ("train", "prefill", "decode"):
-                result[f"{mode} {kind}"] = ratio_summary(times[f"{kind} patched"], times[f"{kind} unpatched"])
+            run_model = torch.compile(model) if mode == "compiled" else model
+            runs = {
+                "train": functools.partial(training_step, run_model, ids),
+                "prefill": functools.partial(prefill, run_model, ids),
+                "decode": functools.partial(decode_step_runner(model, ids), run_model),
+            }
+            for state in (torch_uaccel.patch, torch_uaccel.unpatch):  # warm up (and compile) outside the timing
+                state(model)
+                for run in runs.values():
+                    run()
+            times = alternated(model, runs, args.rounds, args.min_run_time)
+            for kind in runs:
+                result[f"{mode} {kind}"] = ratio_summary(times["patched"][kind], times["unpatched"][kind])
             torch._dynamo.reset()
     print(summary_line(result), flush=True)
     return result
