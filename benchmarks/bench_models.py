@@ -281,7 +281,7 @@ def table(results, args) -> str:
     lines += [
         "",
         f"`benchmarks/bench_models.py`: {cpu_model()}, torch {torch.__version__}, transformers "
-        f"{sys.modules['transformers'].__version__}, commit {stamp()['commit']}. Patched over unpatched, the median of "
+        f"{sys.modules['transformers'].__version__}, commit {args.commit}. Patched over unpatched, the median of "
         f"{args.rounds} alternated rounds: hidden {args.hidden}, {args.layers} layers, sequence {args.sequence}, batch "
         f"{args.batch}, vocabulary {args.vocab}; peak memory above the weights (activations, gradients): "
         f"{args.peak_layers} layers, batch {args.peak_batch}, vocabulary {args.peak_vocab}. Profile shares: "
@@ -322,6 +322,7 @@ def main(argv=None):
     parser.add_argument("--update-readme", action="store_true", help="write the table into README.md")
     args = parser.parse_args(argv)
     args.machine_threads = torch.get_num_threads()
+    args.commit = stamp()["commit"]  # before the records are written: they would make the checkout dirty
     # Each compiled model runs three kinds of step (training, prefill, decode): one graph each, of fixed shapes.
     torch._dynamo.config.recompile_limit = 64
     torch._dynamo.config.automatic_dynamic_shapes = False
@@ -336,9 +337,7 @@ def main(argv=None):
         write_json(args.json, results)
     if args.update_readme:  # the README's record; the shares, with the commit, in the journal
         update_readme("models", text, ROOT / "README.md")
-        update_readme(
-            "models-shares", f"Commit {stamp()['commit']}, {cpu_model()}, torch {torch.__version__}.\n\n{shares}"
-        )
+        update_readme("models-shares", f"Commit {args.commit}, {cpu_model()}, torch {torch.__version__}.\n\n{shares}")
 
 
 if __name__ == "__main__":
