@@ -317,3 +317,13 @@ def test_jagged_nested_tensors_as_f_rms_norm():
         ValueError, match=r"uaccel\.rms_norm: expected normalized_shape to leave out the jagged dimension 1"
     ):
         torch_uaccel.rms_norm(ours_x, [5, 4, 8])
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_cast_before_weight_rounds_as_the_store_does(dtype):
+    """Llama's convention rounds the normalised value to the input's type before the weight (bfloat16: in
+    float lanes, not through a 16-bit pack): with a unit weight, the same bits as no cast at all."""
+    x = torch.cat([_inputs((512, 256), dtype, seed=s) * scale for s, scale in enumerate((1e-3, 1.0, 1e3))])
+    ones = torch.ones(256, dtype=dtype)
+    cast = torch_uaccel.rms_norm(x, 256, ones, cast_before_weight=True)
+    assert torch.equal(cast.view(torch.int16), torch_uaccel.rms_norm(x, 256).view(torch.int16))
