@@ -174,9 +174,36 @@ def test_patching_twice_changes_nothing_more_and_other_instances_are_untouched()
     assert _instance_attributes(model) == {(c.name, "forward") for c in report.changed}
 
 
-def test_patch_refuses_what_is_not_a_module():
-    with pytest.raises(TypeError, match=r"torch_uaccel.patch: expected an nn.Module, but got dict"):
+def test_patch_and_unpatch_refuse_what_is_not_a_module():
+    with pytest.raises(TypeError, match=r"torch_uaccel.patch: expected model to be an nn.Module, but got dict"):
         torch_uaccel.patch({})
+    with pytest.raises(TypeError, match=r"torch_uaccel.unpatch: expected model to be an nn.Module, but got NoneType"):
+        torch_uaccel.unpatch(None)
+
+
+def test_a_forward_without_readable_source_is_not_recognised():
+    class ShortRMSNorm(torch.nn.Module):  # named like a norm; its forward a lambda cut out of an expression
+        weight = None
+        # inspect gives the lambda's first line, no valid Python alone
+        forward = {"forward": lambda self, x: x, "unused": None}["forward"]
+
+    report = torch_uaccel.patch(nn.Sequential(ShortRMSNorm()))
+    assert report.changed == () and "not one of the RMSNorm forms" in report.left[0].reason
+
+
+def test_kernels_mapping_refuses_unknown_devices_and_layers():
+    pytest.importorskip("kernels", reason="the kernels package is not installed")
+    from torch_uaccel.integrations.kernels import PackageRepository, kernel_mapping
+
+    assert set(kernel_mapping("cpu")["SiLU"]) == {"cpu"}
+    with pytest.raises(
+        ValueError, match=r"kernel_mapping: expected devices among 'cpu' and 'cuda', but got \('tpu',\)"
+    ):
+        kernel_mapping("tpu")
+    with pytest.raises(
+        ValueError, match=r"PackageRepository: expected layer_name to be one of .*'SiLU'.*, but got 'Swish'"
+    ):
+        PackageRepository("Swish")
 
 
 # -- What differs is left, and the report says why ------------------------------------------------------------

@@ -62,10 +62,9 @@ def _canonical_function(function: Callable) -> str | None:
     if hasattr(function, "__wrapped__"):
         return None
     try:
-        source = inspect.getsource(function)
-    except (OSError, TypeError):
+        tree = ast.parse(textwrap.dedent(inspect.getsource(function))).body
+    except (OSError, TypeError, SyntaxError):  # no source file, or a lambda's line cut out of an expression
         return None
-    tree = ast.parse(textwrap.dedent(source)).body
     return _canonical(tree[0]) if tree and isinstance(tree[0], ast.FunctionDef) else None
 
 

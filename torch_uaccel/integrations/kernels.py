@@ -75,6 +75,13 @@ class PackageRepository:
 
     layer_name: str
 
+    def __post_init__(self) -> None:
+        if self.layer_name not in _LAYERS:
+            raise ValueError(
+                f"torch_uaccel.integrations.kernels.PackageRepository: expected layer_name to be one of "
+                f"{sorted(_LAYERS)}, but got {self.layer_name!r}"
+            )
+
     def load(self) -> type[nn.Module]:
         return _LAYERS[self.layer_name]
 
@@ -82,8 +89,14 @@ class PackageRepository:
         return f"torch_uaccel (layer `{self.layer_name}`)"
 
 
-def kernel_mapping(devices: tuple[str, ...] = ("cpu", "cuda")) -> dict[str, dict[str, PackageRepository]]:
+def kernel_mapping(devices: str | tuple[str, ...] = ("cpu", "cuda")) -> dict[str, dict[str, PackageRepository]]:
     """The mapping to give ``kernels.use_kernel_mapping`` (or ``register_kernel_mapping``): each layer name
-    transformers marks that we compute, on each of ``devices``, for every mode (training, inference,
-    torch.compile)."""
+    transformers marks that we compute, on each of ``devices`` ("cpu", "cuda" or both), for every mode
+    (training, inference, torch.compile)."""
+    devices = (devices,) if isinstance(devices, str) else tuple(devices)
+    if not devices or not set(devices) <= {"cpu", "cuda"}:
+        raise ValueError(
+            f"torch_uaccel.integrations.kernels.kernel_mapping: expected devices among 'cpu' and 'cuda', "
+            f"but got {devices!r}"
+        )
     return {name: dict.fromkeys(devices, PackageRepository(name)) for name in _LAYERS}

@@ -401,6 +401,11 @@ def _is_ours(method: object) -> bool:
     return getattr(method, "__func__", None) in _OURS
 
 
+def _check_module(fn: str, model) -> None:
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"{fn}: expected model to be an nn.Module, but got {type(model).__name__}")
+
+
 def patch(model: nn.Module) -> PatchReport:
     """Give ``model`` (an instance, in place) torch_uaccel's activations, fused gated MLPs and RMSNorms.
 
@@ -416,8 +421,7 @@ def patch(model: nn.Module) -> PatchReport:
     >>> report = torch_uaccel.patch(model)
     >>> print(report)
     """
-    if not isinstance(model, nn.Module):
-        raise TypeError(f"torch_uaccel.patch: expected an nn.Module, but got {type(model).__name__}")
+    _check_module("torch_uaccel.patch", model)
     if model in _PATCHED:
         return _PATCHED[model].report
     changed, left, undo = [], [], []
@@ -448,6 +452,7 @@ def patch(model: nn.Module) -> PatchReport:
 def unpatch(model: nn.Module) -> None:
     """Undo :func:`patch` on ``model``: every module it changed gets its class's methods back (patch() only
     changes modules whose instance had none of its own). A model that was not patched is left as it is."""
+    _check_module("torch_uaccel.unpatch", model)
     patched = _PATCHED.pop(model, None)
     for module, attribute in [] if patched is None else patched.undo:
         del module.__dict__[attribute]
