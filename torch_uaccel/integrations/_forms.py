@@ -63,7 +63,7 @@ def _canonical_function(function: Callable) -> str | None:
         return None
     try:
         tree = ast.parse(textwrap.dedent(inspect.getsource(function))).body
-    except (OSError, TypeError, SyntaxError):  # no source file, or a lambda's line cut out of an expression
+    except (OSError, TypeError, SyntaxError):  # no source file, or lines that do not parse alone
         return None
     return _canonical(tree[0]) if tree and isinstance(tree[0], ast.FunctionDef) else None
 
