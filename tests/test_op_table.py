@@ -10,7 +10,8 @@ from torch._subclasses.fake_tensor import FakeTensorMode
 
 from torch_uaccel._testing.op_table import OPS, off_the_kink
 
-pytestmark = [pytest.mark.torch_release, pytest.mark.cpu_kernels]
+# Every test here but opcheck, whose checks (schema, fakes, autograd registration) the kernel path does not change.
+pytestmark = pytest.mark.torch_release
 
 GRAD_ROWS = [row for row in OPS if row.supports_grad]
 
@@ -24,18 +25,21 @@ def _by_dtype(rows):
     return [_param(row, dtype) for row in rows for dtype in row.dtypes]
 
 
+@pytest.mark.cpu_kernels
 @pytest.mark.parametrize(("row", "dtype"), _by_dtype(OPS))
 def test_matches_reference(device, row, dtype):
     for sample in row.sample_inputs(device, dtype):
         row.assert_matches_reference(sample.inputs, msg=repr(sample))
 
 
+@pytest.mark.cpu_kernels
 @pytest.mark.parametrize(("row", "dtype"), _by_dtype(GRAD_ROWS))
 def test_gradient_matches_reference(device, row, dtype):
     for sample in row.sample_inputs(device, dtype, requires_grad=True):
         row.assert_matches_reference(sample.inputs, msg=repr(sample))
 
 
+@pytest.mark.cpu_kernels
 @pytest.mark.parametrize("row", [_param(row) for row in GRAD_ROWS])
 def test_gradcheck_and_gradgradcheck(device, row):
     """In float64 on every layout: reverse and forward mode, batched, and the second order."""
@@ -52,6 +56,7 @@ def test_gradcheck_and_gradgradcheck(device, row):
 HALF_TYPES = (torch.float16, torch.bfloat16)
 
 
+@pytest.mark.cpu_kernels
 @pytest.mark.parametrize(
     ("row", "dtype"), [_param(row, dtype) for row in OPS for dtype in HALF_TYPES if row.overload is not None]
 )
@@ -94,6 +99,7 @@ def _call(mode, fn, inputs):
         return fn(*(fake.from_tensor(t) for t in inputs))
 
 
+@pytest.mark.cpu_kernels
 @pytest.mark.parametrize("mode", ["eager", "fake"])
 @pytest.mark.parametrize("row", [_param(row) for row in OPS])
 def test_bad_inputs_are_refused_untouched(device, row, mode):
@@ -112,6 +118,7 @@ def test_bad_inputs_are_refused_untouched(device, row, mode):
             assert torch.equal(t.detach(), b), f"{case.name}: input modified"
 
 
+@pytest.mark.cpu_kernels
 @pytest.mark.slow
 @pytest.mark.parametrize("dynamic", [False, True])
 @pytest.mark.parametrize("row", [_param(row) for row in OPS])
