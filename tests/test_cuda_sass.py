@@ -103,18 +103,20 @@ def test_gelu_evaluates_phi_in_double_at_floats_accuracy(kernels):
 
 
 ROWWISE_KERNEL = re.compile(
-    r"rowwise::(?:\(anonymous namespace\)::)?(forward_kernel|grad_input_kernel)<([\w:]+), (\d+), (true|false)>"
+    r"rowwise::cuda_detail::row_kernel<uaccel::ops::rms_norm::\w+::(Forward|AddForward|Backward)<([\w:]+)>, "
+    r"[\w:]+, (\d+), (true|false)>"
 )
 
 
 def test_rms_norm_kernels_read_rows_in_16_byte_packs_and_sum_in_double(kernels):
-    """csrc/rowwise/rms_norm_cuda.cu: each (dtype, warp or block a row) has a packed kernel (128-bit loads
-    and stores) and a one-element one (none); the row's sums are double (DFMA)."""
+    """RMSNorm's descriptions (csrc/ops/rms_norm.h) on the row-wise CUDA engine (uaccel/detail/rowwise_cuda.cuh):
+    each (description, dtype, warp or block a row) has a packed kernel (128-bit loads and stores) and a
+    one-element one (none); the row's sums are double (DFMA)."""
     found = [(k, m) for k in kernels if k.source == "rms_norm_cuda.cu" and (m := ROWWISE_KERNEL.search(k.name))]
     variants = {(m[1], m[2], int(m[3]) > 1, m[4]) for _, m in found}
     expected = {
         (name, dtype, packed, per_warp)
-        for name in ("forward_kernel", "grad_input_kernel")
+        for name in ("Forward", "AddForward", "Backward")
         for dtype in DENSE_DTYPES
         for packed in (True, False)
         for per_warp in ("true", "false")

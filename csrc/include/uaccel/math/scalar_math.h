@@ -247,6 +247,12 @@ C10_HOST_DEVICE T scaled_expm1_nonpositive(T x, T scale) {
   return scale * expm1(x);
 }
 
+// The value v holds once stored as T (a storage type: at::Half, at::BFloat16, float, double) and read back.
+template <typename T, typename V>
+C10_HOST_DEVICE V rounded_as(V v) {
+  return static_cast<V>(static_cast<T>(v));
+}
+
 // 1 / (1 + e^-x) from e = e^-|x| <= 1, which neither overflows nor cancels: within 2.5 ulp.
 template <typename T>
 C10_HOST_DEVICE T sigmoid(T x) {

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <iterator>
 #include <limits>
+#include <tuple>
 #include <type_traits>
 
 #include <uaccel/math/scalar_math.h>
@@ -398,6 +399,34 @@ template <typename T>
 at::vec::Vectorized<T> sigmoid(at::vec::Vectorized<T> x) {
   const auto e = math::exp(neg_abs(x)), one = at::vec::Vectorized<T>(T(1));
   return select(less(x, at::vec::Vectorized<T>(T(0))), e, one) / (one + e);
+}
+
+// The values lanes of float hold once stored as T (ties to even, as c10's conversions; NaN stays NaN),
+// kept in float: bfloat16's by rounding the float's bits in place, with no packing to 16-bit lanes and back.
+template <typename T, typename M>
+at::vec::Vectorized<M> rounded_as(at::vec::Vectorized<M> v) {
+  if constexpr (std::is_same_v<T, M>) {
+    return v;
+  } else if constexpr (std::is_same_v<T, at::BFloat16>) {
+#if defined(CPU_CAPABILITY_AVX512)
+    const __m512i bits = _mm512_castps_si512(v);
+    const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(1));
+    const __m512i biased = _mm512_add_epi32(_mm512_add_epi32(bits, _mm512_set1_epi32(0x7fff)), lsb);
+    const __m512 rounded = _mm512_castsi512_ps(_mm512_and_si512(biased, _mm512_set1_epi32(int32_t(0xffff0000u))));
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), rounded, v);
+#elif defined(CPU_CAPABILITY_AVX2)
+    const __m256i bits = _mm256_castps_si256(v);
+    const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(1));
+    const __m256i biased = _mm256_add_epi32(_mm256_add_epi32(bits, _mm256_set1_epi32(0x7fff)), lsb);
+    const __m256 rounded = _mm256_castsi256_ps(_mm256_and_si256(biased, _mm256_set1_epi32(int32_t(0xffff0000u))));
+    return _mm256_blendv_ps(rounded, v, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+#else
+    return std::get<0>(at::vec::convert_to_float<T>(at::vec::convert_from_float<T>(v, v)));
+#endif
+  } else {
+    static_assert(std::is_same_v<M, float>, "rounded_as: a narrower type's values are float lanes");
+    return std::get<0>(at::vec::convert_to_float<T>(at::vec::convert_from_float<T>(v, v)));
+  }
 }
 
 } // namespace CPU_CAPABILITY
