@@ -39,7 +39,7 @@ bench: build
 	$(PY) benchmarks/bench_copy.py
 	$(PY) benchmarks/bench_compiled.py
 	$(PY) benchmarks/bench_swiglu.py --json benchmarks/results/swiglu_cpu.json
-	$(PY) benchmarks/bench_rms_norm.py --update-readme
+	$(PY) benchmarks/bench_rms_norm.py --allocator uaccel --update-readme
 	$(PY) benchmarks/bench_models.py --update-readme --json benchmarks/results/models_cpu.json
 
 # The CPU expm1 against float64 on every float32 x <= 0 (2^31 values, about a minute per CPU path;

@@ -3,13 +3,17 @@ roof (x * weight: the same bytes read and written, trivial math), in one process
 machine's count: the forward, and the forward with the backward of input and weight (a training step's
 share); and add_rms_norm against the add followed by our rms_norm. The issue's targets (49): forward >= 10x eager and within 1.3x of the roof; forward + backward
 >= 4x eager and >= 1.0x compiled; add_rms_norm >= 1.3x the add and rms_norm. Medians of torch.utils.benchmark, each the best of --repeat runs,
-the worst run's distance from it printed as the spread.
+the worst run's distance from it printed as the spread. --allocator uaccel (what make bench records) takes
+every CPU tensor from torch_uaccel.memory.cpu_allocator(), whose cache hands a freed block back: with torch's
+own, an output of 32 MiB or more is fresh pages from the kernel every call, whose faults cost more than any
+of the kernels and bring every ratio near 1 (--allocator torch shows it).
 
-    python benchmarks/bench_rms_norm.py [--repeat 2] [--update-readme]   # make bench runs it with both
+    python benchmarks/bench_rms_norm.py [--repeat 2] [--allocator uaccel] [--update-readme]   # make bench
     python benchmarks/bench_rms_norm.py --device cuda   # benchmarks/gpu_check.sh: F.rms_norm is ATen's fused kernel there
 """
 
 import argparse
+import contextlib
 import datetime
 import pathlib
 
@@ -18,9 +22,14 @@ import torch.nn.functional as F
 from report import ROOT, cpu_model, stamp, update_readme, write_json
 
 import torch_uaccel
+from torch_uaccel import memory
 from torch_uaccel._testing.timing import best_of, contention, using_threads
 
 SHAPES = ((2048, 2048), (8192, 4096))
+ALLOCATORS = {
+    "uaccel": "every tensor from torch_uaccel.memory.cpu_allocator() (cached blocks: no page faults)",
+    "torch": "torch's CPU allocator (large outputs: fresh pages every call)",
+}
 DTYPES = (torch.float32, torch.bfloat16)
 
 
@@ -126,7 +135,7 @@ def measure_add(repeat: int, thread_counts, device: str) -> list[dict]:
     return rows
 
 
-def readme_table(rows: list[dict], repeat: int) -> str:
+def readme_table(rows: list[dict], repeat: int, allocator: str) -> str:
     """The README's record: per shape and dtype, 1 thread's ns per element and speed-ups (x: the other's time
     over ours), then the speed-ups at the machine's thread count; one number per cell."""
     threads = sorted({r["threads"] for r in rows})
@@ -176,7 +185,8 @@ def readme_table(rows: list[dict], repeat: int) -> str:
         "",
         f"`benchmarks/bench_rms_norm.py`: {cpu_model()}, {stamp_['cpu_kernels']} path, torch {stamp_['torch']}, "
         f"commit {stamp_['commit']}, {datetime.date.today()}; the best of {repeat} medians a cell. x: F.rms_norm's "
-        "time (eager; compiled by Inductor), the unfused add + our rms_norm's, or the roof's (x * weight) over ours.",
+        "time (eager; compiled by Inductor), the unfused add + our rms_norm's, or the roof's (x * weight) over ours; "
+        + ALLOCATORS[allocator] + ".",
     ]
     return "\n".join(lines)
 
@@ -187,6 +197,7 @@ def main(argv=None):
     parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     parser.add_argument("--json", type=pathlib.Path, help="default: benchmarks/results/rms_norm_<device>.json")
     parser.add_argument("--update-readme", action="store_true", help="write the table into README.md")
+    parser.add_argument("--allocator", default="torch", choices=sorted(ALLOCATORS), help="the CPU tensors' allocator")
     args = parser.parse_args(argv)
     torch._dynamo.config.cache_size_limit = 64
     machine_threads = torch.get_num_threads()
@@ -194,12 +205,14 @@ def main(argv=None):
     thread_counts = [1] if contended or args.device == "cuda" else sorted({1, machine_threads})
     if contended:
         print(f"The machine is contended ({contended}): timing 1 thread only.")
-    rows = measure(args.repeat, thread_counts, args.device) + measure_add(args.repeat, thread_counts, args.device)
-    json_path = args.json or ROOT / "benchmarks" / "results" / f"rms_norm_{args.device}.json"
-    write_json(json_path, {"rows": rows, "contention": contended}, device=args.device)
+    allocation = memory.cpu_allocator() if args.allocator == "uaccel" else contextlib.nullcontext()
+    with allocation:
+        rows = measure(args.repeat, thread_counts, args.device) + measure_add(args.repeat, thread_counts, args.device)
+    json_path = args.json or ROOT / "benchmarks" / "results" / f"rms_norm_{args.device}_{args.allocator}.json"
+    write_json(json_path, {"rows": rows, "contention": contended, "allocator": args.allocator}, device=args.device)
     if args.device == "cuda":
         return  # the printed lines are the record: gpu_check.sh's log
-    table = readme_table(rows, args.repeat)
+    table = readme_table(rows, args.repeat, args.allocator)
     print(table)
     if args.update_readme:
         update_readme("rms_norm", table, ROOT / "README.md")

@@ -58,6 +58,26 @@ def test_matches_f_rms_norm(dtype, shape, normalized, with_weight, eps):
     torch.testing.assert_close(ours, F.rms_norm(x, normalized, weight, eps), **TOLERANCES[dtype])
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_large_outputs_stored_past_the_caches_are_the_same_bits(dtype):
+    """Outputs of 8 MiB and more are written with streaming stores (uaccel/detail/rowwise_cpu.h): the same
+    bits as the same rows in slices small enough for ordinary stores, forward, add and backward."""
+    rows, n = 4096 * 4 // dtype.itemsize, 1024  # 16 MiB (float32) or 8 MiB (bfloat16) an output
+    x, residual, grad = (_inputs((rows, n), dtype, seed=seed) for seed in range(3))
+    weight = _inputs((n,), dtype, seed=3)
+
+    def forward_and_backward(x, residual, grad):
+        x = x.clone().requires_grad_()
+        out, total = torch_uaccel.add_rms_norm(x, residual, n, weight)
+        (grad_x,) = torch.autograd.grad(torch_uaccel.rms_norm(x, n, weight), x, grad)
+        return torch_uaccel.rms_norm(x.detach(), n, weight), out, total, grad_x
+
+    whole = forward_and_backward(x, residual, grad)
+    sliced = [forward_and_backward(*(t[i : i + 64] for t in (x, residual, grad))) for i in range(0, rows, 64)]
+    for got, pieces in zip(whole, zip(*sliced, strict=True), strict=True):
+        assert torch.equal(got, torch.cat(pieces))
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("layout", ["transposed", "sliced", "expanded"])
 def test_any_strides(dtype, layout):

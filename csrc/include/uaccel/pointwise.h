@@ -66,7 +66,8 @@
 // computed in double and rounded once.
 //   exp, expm1, log1p, tanh, erf, erfc, sigmoid        sigmoid from e^-|x|, within 2.5 ulp
 //   abs, min, max, clamp                               min and max give NaN where either is; clamp keeps NaN
-//   fma(a, b, c)                                       rounded once on every path
+//   fma(a, b, c), fms(a, b, c)                         a b + c, a b - c, rounded once on every path
+//   rounded_as<T>(x)                                   the value x holds once stored as T (a 16-bit type)
 //   reciprocal(x)                                      within an ulp; no division in float vectors (AVX2, AVX-512)
 //   less(a, b), less_equal(a, b), equal(a, b),         a bool for scalars, a lane mask for vectors;
 //   select(mask, t, f), any(mask)                      any: whether it holds in some lane

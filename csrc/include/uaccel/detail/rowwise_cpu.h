@@ -6,6 +6,7 @@
 #include <ATen/Parallel.h>
 #include <ATen/cpu/vec/functional.h>
 #include <ATen/cpu/vec/vec.h>
+#include <c10/util/bit_cast.h>
 
 #include <algorithm>
 #include <array>
@@ -15,6 +16,9 @@
 #include <vector>
 
 #include <uaccel/rowwise.h>
+
+// A lambda's body inlined where it is called (GCC and Clang).
+#define UACCEL_INLINE_LAMBDA __attribute__((always_inline))
 
 namespace uaccel::rowwise {
 inline namespace CPU_CAPABILITY {
@@ -55,17 +59,27 @@ struct RowVectors {
     }
     return parts;
   }
-  static void store(T* p, int64_t count, const Parts& v) {
+  // Stores `count` elements; a whole step with `stream` (p then aligned to the vector's bytes) bypasses the
+  // caches (no read of the line first), where the instruction set has such stores.
+  static void store(T* p, int64_t count, const Parts& v, bool stream = false) {
     Vectorized<T> out;
     if constexpr (kParts == 1) {
       out = v[0];
     } else {
       out = at::vec::convert_from_float<T>(v[0], v[1]);
     }
-    if (count == kStep) {
-      out.store(p);
-    } else {
+    if (count != kStep) {
       out.store(p, count);
+    } else if (stream) {
+#if defined(CPU_CAPABILITY_AVX512)
+      _mm512_stream_si512(reinterpret_cast<__m512i*>(p), _mm512_castpd_si512(c10::bit_cast<__m512d>(out)));
+#elif defined(CPU_CAPABILITY_AVX2)
+      _mm256_stream_si256(reinterpret_cast<__m256i*>(p), _mm256_castpd_si256(c10::bit_cast<__m256d>(out)));
+#else
+      out.store(p);
+#endif
+    } else {
+      out.store(p);
     }
   }
 };
@@ -136,6 +150,9 @@ class DoubleSum<float> {
 
 // Rows handed to a task of torch's pool: about this many elements.
 constexpr int64_t kElementsPerTask = 32768;
+// Mapped outputs of at least this many bytes are stored past the caches (RowVectors::store's stream): they
+// would not stay there for the next op, and a cached store reads each line before writing it.
+constexpr int64_t kStreamBytes = int64_t{8} << 20;
 // Column sums: rows in blocks of a size fixed by the row count alone (at least kMinRowsPerBlock, at most
 // kMaxBlocks blocks), each block's sums in its own buffer, then the blocks in order: the same bits on any
 // number of threads.
@@ -151,7 +168,8 @@ class Engine {
   using Columns = std::array<typename R::Parts, D::kColumns>;
 
  public:
-  Engine(const D& description, const Operands<D, T>& operands) : d_(description), op_(operands) {}
+  Engine(const D& description, const Operands<D, T>& operands)
+      : d_(description), op_(operands), stream_(streams(operands)) {}
 
   void run() const {
     if (op_.rows == 0) {
@@ -168,10 +186,33 @@ class Engine {
       for (int64_t r = begin; r < end; ++r) {
         row(r, nullptr);
       }
+      end_streaming();
     });
   }
 
  private:
+  // Whether the mapped outputs are streamed: large, and every row's steps aligned to the vector's bytes.
+  static bool streams(const Operands<D, T>& o) {
+    constexpr int64_t kBytes = sizeof(Vectorized<T>);
+    int64_t bytes = 0;
+    for (size_t k = kPrepared; k < D::kOutputs; ++k) {
+      if (o.outputs[k] != nullptr) {
+        if (reinterpret_cast<uintptr_t>(o.outputs[k]) % kBytes != 0) {
+          return false;
+        }
+        bytes += o.rows * o.n * int64_t(sizeof(T));
+      }
+    }
+    return bytes >= kStreamBytes && (o.n * int64_t(sizeof(T))) % kBytes == 0;
+  }
+  // Streamed stores are weakly ordered: fenced before the task's rows are handed back.
+  void end_streaming() const {
+#if defined(CPU_CAPABILITY_AVX512) || defined(CPU_CAPABILITY_AVX2)
+    if (stream_) {
+      _mm_sfence();
+    }
+#endif
+  }
   bool maps() const {
     return std::any_of(op_.outputs.begin() + kPrepared, op_.outputs.end(), [](const T* p) { return p != nullptr; });
   }
@@ -180,22 +221,54 @@ class Engine {
         std::any_of(op_.row_outputs.begin(), op_.row_outputs.end(), [](const M* p) { return p != nullptr; });
   }
 
-  Columns load_columns(int64_t j, int64_t count) const {
-    Columns w;
-    for (size_t c = 0; c < D::kColumns; ++c) {
-      w[c] = R::load_math(op_.columns[c] == nullptr ? nullptr : op_.columns[c] + j, count);
+  // One row's operands, copied out of the shared Operands (and the description with them) so that the
+  // compiler knows the stores through them change none of them.
+  struct RowOperands {
+    D d;
+    std::array<const T*, D::kInputs> in;
+    std::array<T*, D::kOutputs> out;
+    std::array<const M*, D::kColumns> columns;
+
+    Columns load_columns(int64_t j, int64_t count) const {
+      Columns w;
+      for (size_t c = 0; c < D::kColumns; ++c) {
+        w[c] = R::load_math(columns[c] == nullptr ? nullptr : columns[c] + j, count);
+      }
+      return w;
     }
-    return w;
+    // The element values at j: the inputs, or (once prepared) the prepared outputs.
+    Elements load_elements(int64_t j, int64_t count) const {
+      Elements x;
+      for (size_t e = 0; e < kElements; ++e) {
+        x[e] = R::load((kPrepared > 0 ? out[e] : in[e]) + j, count);
+      }
+      return x;
+    }
+  };
+
+  RowOperands row_operands(int64_t r) const {
+    RowOperands row{d_, {}, {}, op_.columns};
+    for (size_t i = 0; i < D::kInputs; ++i) {
+      row.in[i] = op_.inputs[i] + r * op_.n;
+    }
+    for (size_t o = 0; o < D::kOutputs; ++o) {
+      row.out[o] = op_.outputs[o] == nullptr ? nullptr : op_.outputs[o] + r * op_.n;
+    }
+    return row;
   }
 
-  // The element values at j of row r: the inputs, or (once prepared) the prepared outputs.
-  Elements load_elements(int64_t r, int64_t j, int64_t count) const {
-    Elements x;
-    for (size_t e = 0; e < kElements; ++e) {
-      const T* p = kPrepared > 0 ? op_.outputs[e] : op_.inputs[e];
-      x[e] = R::load(p + r * op_.n + j, count);
+  // f(j, count) over a row's steps: the whole ones (count a constant, so the loads and stores have no
+  // branch), then what is left. f is inlined
+  // (UACCEL_INLINE_LAMBDA): called out of line, it kept the statistics' sums in memory.
+  template <typename F>
+  C10_ALWAYS_INLINE static void for_each_step(int64_t n, const F& f) {
+    int64_t j = 0;
+    for (; j + R::kStep <= n; j += R::kStep) {
+      f(j, R::kStep);
     }
-    return x;
+    if (j < n) {
+      f(j, n - j);
+    }
   }
 
   // The description's function f at each part k of the element: f(x_k..., w_k...).
@@ -213,43 +286,44 @@ class Engine {
   }
 
   // Pass 1: the prepared values stored, and the statistics.
-  std::array<double, D::kSums> statistics(int64_t r) const {
-    std::array<DoubleSum<M>, D::kSums> sums;
-    for (int64_t j = 0; j < op_.n; j += R::kStep) {
-      const int64_t count = std::min(R::kStep, op_.n - j);
+  static std::array<double, D::kSums> statistics(const RowOperands& row, int64_t n) {
+    std::array<std::array<DoubleSum<M>, D::kSums>, R::kParts> sums; // a part each: fma chains apart
+    for_each_step(n, [&](int64_t j, int64_t count) UACCEL_INLINE_LAMBDA {
       Elements x;
       if constexpr (kPrepared > 0) {
         std::array<typename R::Parts, D::kInputs> in;
         for (size_t i = 0; i < D::kInputs; ++i) {
-          in[i] = R::load(op_.inputs[i] + r * op_.n + j, count);
+          in[i] = R::load(row.in[i] + j, count);
         }
         for (size_t k = 0; k < R::kParts; ++k) {
           std::array<MVec, D::kInputs> ik;
           for (size_t i = 0; i < D::kInputs; ++i) {
             ik[i] = in[i][k];
           }
-          const auto prepared = d_.prepare(ik);
+          const auto prepared = row.d.prepare(ik);
           for (size_t e = 0; e < kPrepared; ++e) {
             x[e][k] = math::rounded_as<T>(prepared[e]);
           }
         }
         for (size_t e = 0; e < kPrepared; ++e) {
-          R::store(op_.outputs[e] + r * op_.n + j, count, x[e]);
+          R::store(row.out[e] + j, count, x[e]);
         }
       } else {
-        x = load_elements(r, j, count);
+        x = row.load_elements(j, count);
       }
-      const auto w = load_columns(j, count);
+      const auto w = row.load_columns(j, count);
       for (size_t k = 0; k < R::kParts; ++k) {
-        const auto terms = per_part(k, x, w, [&](const auto& xk, const auto& wk) { return d_.products(xk, wk); });
+        const auto terms = per_part(k, x, w, [&](const auto& xk, const auto& wk) { return row.d.products(xk, wk); });
         for (size_t s = 0; s < D::kSums; ++s) {
-          sums[s].add_product(terms[s].a, terms[s].b);
+          sums[k][s].add_product(terms[s].a, terms[s].b);
         }
       }
-    }
-    std::array<double, D::kSums> totals;
-    for (size_t s = 0; s < D::kSums; ++s) {
-      totals[s] = sums[s].total();
+    });
+    std::array<double, D::kSums> totals{};
+    for (size_t k = 0; k < R::kParts; ++k) {
+      for (size_t s = 0; s < D::kSums; ++s) {
+        totals[s] += sums[k][s].total();
+      }
     }
     return totals;
   }
@@ -257,17 +331,19 @@ class Engine {
   // Row r whole: its statistics, constants and outputs; its column terms added into `column_sums` (kColumnSums
   // vectors of n) where not null.
   void row(int64_t r, M* column_sums) const {
+    const int64_t n = op_.n;
+    const RowOperands row = row_operands(r);
     const bool mapping = maps();
     std::array<double, D::kSums> sums{};
     if (statistics_needed()) {
-      sums = statistics(r);
+      sums = statistics(row, n);
     }
     Values<M, D::kRowInputs> row_in;
     for (size_t i = 0; i < D::kRowInputs; ++i) {
       row_in[i] = op_.row_inputs[i][r];
     }
     Values<M, D::kRowOutputs> row_out;
-    const auto constants = d_.finish(sums, op_.n, row_in, row_out);
+    const auto constants = row.d.finish(sums, n, row_in, row_out);
     for (size_t i = 0; i < D::kRowOutputs; ++i) {
       if (op_.row_outputs[i] != nullptr) {
         op_.row_outputs[i][r] = row_out[i];
@@ -276,42 +352,48 @@ class Engine {
     if (!mapping && column_sums == nullptr) {
       return;
     }
-    for (int64_t j = 0; j < op_.n; j += R::kStep) {
-      const int64_t count = std::min(R::kStep, op_.n - j);
-      const auto x = load_elements(r, j, count);
-      const auto w = load_columns(j, count);
-      if (mapping) {
-        std::array<typename R::Parts, D::kOutputs - kPrepared> out;
-        for (size_t k = 0; k < R::kParts; ++k) {
-          const auto values =
-              per_part(k, x, w, [&](const auto& xk, const auto& wk) { return d_.map(constants, xk, wk); });
-          for (size_t o = 0; o < out.size(); ++o) {
-            out[o][k] = values[o];
+    for_each_step(
+        n, [&](int64_t j, int64_t count) UACCEL_INLINE_LAMBDA { // pass 2: outputs and column terms, one read of the row
+          const auto x = row.load_elements(j, count);
+          const auto w = row.load_columns(j, count);
+          if (mapping) {
+            std::array<typename R::Parts, D::kOutputs - kPrepared> out;
+            for (size_t k = 0; k < R::kParts; ++k) {
+              const auto values =
+                  per_part(k, x, w, [&](const auto& xk, const auto& wk) { return row.d.map(constants, xk, wk); });
+              for (size_t o = 0; o < out.size(); ++o) {
+                out[o][k] = values[o];
+              }
+            }
+            for (size_t o = 0; o < out.size(); ++o) {
+              if (T* p = row.out[kPrepared + o]) {
+                R::store(p + j, count, out[o], stream_);
+              }
+            }
           }
-        }
-        for (size_t o = 0; o < out.size(); ++o) {
-          if (T* p = op_.outputs[kPrepared + o]) {
-            R::store(p + r * op_.n + j, count, out[o]);
+          if constexpr (D::kColumnSums > 0) {
+            if (column_sums != nullptr) {
+              add_column_terms(row.d, constants, x, w, column_sums + j, n, count);
+            }
           }
-        }
+        });
+  }
+
+  // The column terms of a step's elements, added into the sums at `sums` (kColumnSums vectors, n apart).
+  template <typename Constants>
+  static void add_column_terms(
+      const D& d, const Constants& constants, const Elements& x, const Columns& w, M* sums, int64_t n, int64_t count) {
+    for (size_t k = 0; k < R::kParts; ++k) {
+      const int64_t in_part = R::in_part(count, k);
+      if (in_part == 0) {
+        continue;
       }
-      if constexpr (D::kColumnSums > 0) {
-        if (column_sums != nullptr) {
-          for (size_t k = 0; k < R::kParts; ++k) {
-            const int64_t in_part = R::in_part(count, k);
-            if (in_part == 0) {
-              continue;
-            }
-            const auto terms = per_part(k, x, w, [&](const auto& xk, const auto& wk) {
-              return d_.column_products(constants, xk, wk);
-            });
-            for (size_t s = 0; s < D::kColumnSums; ++s) {
-              M* p = column_sums + s * op_.n + j + k * MVec::size();
-              const auto sum = in_part == MVec::size() ? MVec::loadu(p) : MVec::loadu(p, in_part);
-              at::vec::fmadd(terms[s].a, terms[s].b, sum).store(p, in_part);
-            }
-          }
-        }
+      const auto terms =
+          per_part(k, x, w, [&](const auto& xk, const auto& wk) { return d.column_products(constants, xk, wk); });
+      for (size_t s = 0; s < D::kColumnSums; ++s) {
+        M* p = sums + s * n + k * MVec::size();
+        const auto sum = in_part == MVec::size() ? MVec::loadu(p) : MVec::loadu(p, in_part);
+        at::vec::fmadd(terms[s].a, terms[s].b, sum).store(p, in_part);
       }
     }
   }
@@ -327,6 +409,7 @@ class Engine {
           row(r, block_sums.data() + b * width);
         }
       }
+      end_streaming();
     });
     at::parallel_for(0, width, 1024, [&](int64_t begin, int64_t end) {
       std::vector<double> totals(static_cast<size_t>(end - begin), 0.0);
@@ -344,6 +427,7 @@ class Engine {
 
   const D& d_;
   const Operands<D, T>& op_;
+  const bool stream_;
 };
 
 } // namespace detail
