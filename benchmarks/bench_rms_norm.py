@@ -186,7 +186,8 @@ def readme_table(rows: list[dict], repeat: int, allocator: str) -> str:
         f"`benchmarks/bench_rms_norm.py`: {cpu_model()}, {stamp_['cpu_kernels']} path, torch {stamp_['torch']}, "
         f"commit {stamp_['commit']}, {datetime.date.today()}; the best of {repeat} medians a cell. x: F.rms_norm's "
         "time (eager; compiled by Inductor), the unfused add + our rms_norm's, or the roof's (x * weight) over ours; "
-        + ALLOCATORS[allocator] + ".",
+        + ALLOCATORS[allocator]
+        + ".",
     ]
     return "\n".join(lines)
 
