@@ -48,6 +48,20 @@ struct RowVectors {
       return {lo, hi};
     }
   }
+  // The upper 16 bits of each float lane, in order.
+  static Vectorized<T> upper_halves(Vectorized<float> lo, Vectorized<float> hi) {
+#if defined(CPU_CAPABILITY_AVX512)
+    const auto half = [](__m512 v) { return _mm512_cvtepi32_epi16(_mm512_srli_epi32(_mm512_castps_si512(v), 16)); };
+    return _mm512_inserti64x4(_mm512_castsi256_si512(half(lo)), half(hi), 1);
+#elif defined(CPU_CAPABILITY_AVX2)
+    const __m256i packed = _mm256_packus_epi32(
+        _mm256_srli_epi32(_mm256_castps_si256(lo), 16), _mm256_srli_epi32(_mm256_castps_si256(hi), 16));
+    return _mm256_permute4x64_epi64(packed, 0xd8); // packus interleaves the 128-bit lanes
+#else
+    return at::vec::convert_from_float<T>(lo, hi);
+#endif
+  }
+
   // Values of the math type (a column), ones where p is null.
   static Parts load_math(const M* p, int64_t count) {
     Parts parts;
@@ -61,10 +75,14 @@ struct RowVectors {
   }
   // Stores `count` elements; a whole step with `stream` (p then aligned to the vector's bytes) bypasses the
   // caches (no read of the line first), where the instruction set has such stores.
+  // kExact: every value is one of T's already (math::rounded_as's), so bfloat16's are their upper halves.
+  template <bool kExact = false>
   static void store(T* p, int64_t count, const Parts& v, bool stream = false) {
     Vectorized<T> out;
     if constexpr (kParts == 1) {
       out = v[0];
+    } else if constexpr (kExact && std::is_same_v<T, at::BFloat16>) {
+      out = upper_halves(v[0], v[1]);
     } else {
       out = at::vec::convert_from_float<T>(v[0], v[1]);
     }
@@ -150,8 +168,8 @@ class DoubleSum<float> {
 
 // Rows handed to a task of torch's pool: about this many elements.
 constexpr int64_t kElementsPerTask = 32768;
-// Mapped outputs of at least this many bytes are stored past the caches (RowVectors::store's stream): they
-// would not stay there for the next op, and a cached store reads each line before writing it.
+// Outputs of at least this many bytes (all together) are stored past the caches (RowVectors::store's
+// stream): they would not stay there for the next op, and a cached store reads each line before writing it.
 constexpr int64_t kStreamBytes = int64_t{8} << 20;
 // Column sums: rows in blocks of a size fixed by the row count alone (at least kMinRowsPerBlock, at most
 // kMaxBlocks blocks), each block's sums in its own buffer, then the blocks in order: the same bits on any
@@ -164,12 +182,15 @@ class Engine {
   using R = RowVectors<T>;
   using MVec = Vectorized<M>;
   static constexpr size_t kPrepared = kPreparedValues<D>, kElements = kElementValues<D>;
+  // Prepared outputs are streamed too, and prepared again in pass 2, where T needs no conversion (float,
+  // double): for the 16-bit types, converting the inputs again costs more than reading the output back.
+  static constexpr bool kRecomputable = kPrepared > 0 && R::kParts == 1;
   using Elements = std::array<typename R::Parts, kElements>;
   using Columns = std::array<typename R::Parts, D::kColumns>;
 
  public:
   Engine(const D& description, const Operands<D, T>& operands)
-      : d_(description), op_(operands), stream_(streams(operands)) {}
+      : d_(description), op_(operands), stream_(streams(operands)), stream_prepared_(stream_ && kRecomputable) {}
 
   void run() const {
     if (op_.rows == 0) {
@@ -191,11 +212,11 @@ class Engine {
   }
 
  private:
-  // Whether the mapped outputs are streamed: large, and every row's steps aligned to the vector's bytes.
+  // Whether the outputs are streamed: large, and every row's steps aligned to the vector's bytes.
   static bool streams(const Operands<D, T>& o) {
     constexpr int64_t kBytes = sizeof(Vectorized<T>);
     int64_t bytes = 0;
-    for (size_t k = kPrepared; k < D::kOutputs; ++k) {
+    for (size_t k = 0; k < D::kOutputs; ++k) {
       if (o.outputs[k] != nullptr) {
         if (reinterpret_cast<uintptr_t>(o.outputs[k]) % kBytes != 0) {
           return false;
@@ -236,8 +257,33 @@ class Engine {
       }
       return w;
     }
-    // The element values at j: the inputs, or (once prepared) the prepared outputs.
-    Elements load_elements(int64_t j, int64_t count) const {
+    // The prepared values at j, from the inputs, rounded to T.
+    Elements prepare(int64_t j, int64_t count) const {
+      std::array<typename R::Parts, D::kInputs> inputs;
+      for (size_t i = 0; i < D::kInputs; ++i) {
+        inputs[i] = R::load(in[i] + j, count);
+      }
+      Elements x;
+      for (size_t k = 0; k < R::kParts; ++k) {
+        std::array<MVec, D::kInputs> ik;
+        for (size_t i = 0; i < D::kInputs; ++i) {
+          ik[i] = inputs[i][k];
+        }
+        const auto prepared = d.prepare(ik);
+        for (size_t e = 0; e < kPrepared; ++e) {
+          x[e][k] = math::rounded_as<T>(prepared[e]);
+        }
+      }
+      return x;
+    }
+    // The element values at j: the inputs, or the prepared values, read back from their outputs or (where
+    // those were streamed past the caches) prepared again from the inputs, still in the cache.
+    Elements load_elements(int64_t j, int64_t count, bool streamed) const {
+      if constexpr (kRecomputable) {
+        if (streamed) {
+          return prepare(j, count);
+        }
+      }
       Elements x;
       for (size_t e = 0; e < kElements; ++e) {
         x[e] = R::load((kPrepared > 0 ? out[e] : in[e]) + j, count);
@@ -286,30 +332,17 @@ class Engine {
   }
 
   // Pass 1: the prepared values stored, and the statistics.
-  static std::array<double, D::kSums> statistics(const RowOperands& row, int64_t n) {
+  static std::array<double, D::kSums> statistics(const RowOperands& row, int64_t n, bool stream) {
     std::array<std::array<DoubleSum<M>, D::kSums>, R::kParts> sums; // a part each: fma chains apart
     for_each_step(n, [&](int64_t j, int64_t count) UACCEL_INLINE_LAMBDA {
       Elements x;
       if constexpr (kPrepared > 0) {
-        std::array<typename R::Parts, D::kInputs> in;
-        for (size_t i = 0; i < D::kInputs; ++i) {
-          in[i] = R::load(row.in[i] + j, count);
-        }
-        for (size_t k = 0; k < R::kParts; ++k) {
-          std::array<MVec, D::kInputs> ik;
-          for (size_t i = 0; i < D::kInputs; ++i) {
-            ik[i] = in[i][k];
-          }
-          const auto prepared = row.d.prepare(ik);
-          for (size_t e = 0; e < kPrepared; ++e) {
-            x[e][k] = math::rounded_as<T>(prepared[e]);
-          }
-        }
+        x = row.prepare(j, count);
         for (size_t e = 0; e < kPrepared; ++e) {
-          R::store(row.out[e] + j, count, x[e]);
+          R::template store<true>(row.out[e] + j, count, x[e], stream);
         }
       } else {
-        x = row.load_elements(j, count);
+        x = row.load_elements(j, count, false);
       }
       const auto w = row.load_columns(j, count);
       for (size_t k = 0; k < R::kParts; ++k) {
@@ -336,7 +369,7 @@ class Engine {
     const bool mapping = maps();
     std::array<double, D::kSums> sums{};
     if (statistics_needed()) {
-      sums = statistics(row, n);
+      sums = statistics(row, n, stream_prepared_);
     }
     Values<M, D::kRowInputs> row_in;
     for (size_t i = 0; i < D::kRowInputs; ++i) {
@@ -354,7 +387,7 @@ class Engine {
     }
     for_each_step(
         n, [&](int64_t j, int64_t count) UACCEL_INLINE_LAMBDA { // pass 2: outputs and column terms, one read of the row
-          const auto x = row.load_elements(j, count);
+          const auto x = row.load_elements(j, count, stream_prepared_);
           const auto w = row.load_columns(j, count);
           if (mapping) {
             std::array<typename R::Parts, D::kOutputs - kPrepared> out;
@@ -427,7 +460,7 @@ class Engine {
 
   const D& d_;
   const Operands<D, T>& op_;
-  const bool stream_;
+  const bool stream_, stream_prepared_;
 };
 
 } // namespace detail
