@@ -95,6 +95,24 @@ def test_float32_normalised_value_within_an_ulp_of_float64(scale):
     assert ulp_error(torch_uaccel.rms_norm(x, 4096), reference).max() <= 1
 
 
+@pytest.mark.parametrize(("dtype", "scale"), [(torch.bfloat16, 1e-30), (torch.bfloat16, 1e30), (torch.float16, 1e-4)])
+@pytest.mark.parametrize("eps", [0.0, 1e-6])
+def test_16_bit_rows_of_any_range_within_an_ulp_of_float64(dtype, scale, eps):
+    """The 16-bit types' statistics are summed in float lanes, and again in double where that sum overflows
+    or is small enough to have lost bits (bfloat16 squares past 1e38, under 1e-38; float16's subnormals):
+    every output within an ulp of its dtype, the gradient as float64's, at both eps."""
+    x = _inputs((16, 1024), torch.float64, scale=scale).to(dtype)
+    reference = F.rms_norm(x.double(), (1024,), eps=eps)
+    assert ulp_error(torch_uaccel.rms_norm(x, 1024, eps=eps), reference, dtype).max() <= 1
+    out, _ = torch_uaccel.add_rms_norm(x, torch.zeros_like(x), 1024, eps=eps)
+    assert ulp_error(out, reference, dtype).max() <= 1
+    leaf, grad = x.clone().requires_grad_(), _inputs((16, 1024), dtype, seed=1)
+    (got,) = torch.autograd.grad(torch_uaccel.rms_norm(leaf, 1024, eps=eps), leaf, grad)
+    double = x.double().requires_grad_()
+    (expected,) = torch.autograd.grad(F.rms_norm(double, (1024,), eps=eps), double, grad.double())
+    torch.testing.assert_close(got.double(), expected, **TOLERANCES[dtype], check_dtype=False)
+
+
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16, torch.float32])
 def test_llama_and_gemma_conventions_match_their_modules(dtype):
     x = _inputs((4, 9, 256), dtype)

@@ -62,9 +62,10 @@ struct AddForward : Forward<T> {
   }
 };
 
-// From grad_out (input 0), x (input 1) and r (a row input): grad_input (output 0) = r gw - c x, with
-// gw = grad_out * w and c = r^3 mean(x gw); and grad_weight (the column sum) = the sum over rows of
-// grad_out * x r, x r rounded to T where cast_before_weight.
+// From grad_out (input 0), x (input 1) and r (a row input): grad_input (output 0) = r gw - (x r) c, with
+// gw = grad_out * w and c = r^2 mean(x gw) (of r's magnitude: r^3 alone overflows float where r does not,
+// as for tiny rows at eps = 0); and grad_weight (the column sum) = the sum over rows of grad_out * x r,
+// x r rounded to T where cast_before_weight.
 template <typename T>
 struct Backward {
   using M = rowwise::Math<T>;
@@ -82,11 +83,11 @@ struct Backward {
   C10_HOST_DEVICE Constants
   finish(const std::array<double, 1>& dot, int64_t n, const Values<M, 1>& saved, Values<M, 0>&) const {
     const double r = saved[0];
-    return {saved[0], static_cast<M>(r * r * r * dot[0] / static_cast<double>(n))};
+    return {saved[0], static_cast<M>(r * r * dot[0] / static_cast<double>(n))};
   }
   template <typename V>
   C10_HOST_DEVICE Values<V, 1> map(const Constants& c, const Values<V, 2>& x, const Values<V, 1>& w) const {
-    return {math::fms(x[0] * w[0], V(c.r), x[1] * V(c.c))};
+    return {math::fms(x[0] * w[0], V(c.r), x[1] * V(c.r) * V(c.c))};
   }
   template <typename V>
   C10_HOST_DEVICE Values<Product<V>, 1> column_products(

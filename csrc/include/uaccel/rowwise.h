@@ -19,13 +19,15 @@
 //   static constexpr size_t kColumns;     vectors of n values of M read, a value per column (a weight);
 //                                         a column the caller leaves out reads as ones
 //   static constexpr size_t kOutputs;     row tensors written, of T (the caller may leave any out)
-//   static constexpr size_t kSums;        the statistics: sums over the row, in double
+//   static constexpr size_t kSums;        the statistics: sums over the row, in double (16-bit types: below)
 //   static constexpr size_t kRowInputs, kRowOutputs;  scalars of M a row, read and written (a saved 1/rms)
 //   static constexpr size_t kColumnSums;  sums down the columns (0: none), summed in M within a fixed block
 //                                         of rows, then the blocks in order in double
 // and, with V the math type's vector (CPU) or M itself (CUDA), a `Values<V, K>` being std::array<V, K>:
 //   template <typename V> Values<Product<V>, kSums> products(const Values<V, E>& x, const Values<V, kColumns>& w)
-//       the terms of the statistics at one element: each sum adds a * b, multiplied and added in double
+//       the terms of the statistics at one element: each sum adds a * b, multiplied and added in double; for
+//       the 16-bit types, on the CPU, in float lanes first, and in double again where a total's magnitude
+//       leaves [2^-60, 2^100] (uaccel/detail/rowwise_cpu.h: the outputs' ulp is 2^8 or 2^11 times float's)
 //   Constants finish(const std::array<double, kSums>& sums, int64_t n, const Values<M, kRowInputs>& row_in,
 //                    Values<M, kRowOutputs>& row_out) const
 //       the row's constants (any type), and its scalars to save

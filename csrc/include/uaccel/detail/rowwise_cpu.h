@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <tuple>
 #include <type_traits>
@@ -165,6 +166,29 @@ class DoubleSum<float> {
   std::array<double, Vectorized<float>::size()> lanes_{};
 #endif
 };
+
+// A sum of products in float lanes, for the 16-bit types' rows (statistics() says when its total stands).
+class FloatSum {
+ public:
+  void add_product(Vectorized<float> a, Vectorized<float> b) { sum_ = at::vec::fmadd(a, b, sum_); }
+  double total() const {
+    float lanes[Vectorized<float>::size()];
+    sum_.store(lanes);
+    double total = 0;
+    for (const float lane : lanes) {
+      total += lane;
+    }
+    return total;
+  }
+
+ private:
+  Vectorized<float> sum_{0.0f};
+};
+
+// A float sum's total stands where it lies within [2^-60, 2^100] in magnitude: no lane overflowed, and no
+// product was small enough to lose bits to float's subnormals; elsewhere (zeros and NaN too) the row is
+// summed again in double.
+constexpr double kFloatSumLowest = 0x1p-60, kFloatSumHighest = 0x1p100;
 
 // Rows handed to a task of torch's pool: about this many elements.
 constexpr int64_t kElementsPerTask = 32768;
@@ -331,9 +355,24 @@ class Engine {
     return f(xk, wk);
   }
 
-  // Pass 1: the prepared values stored, and the statistics.
+  // Pass 1: the prepared values stored, and the statistics: in double from exact products; for the 16-bit
+  // types (whose outputs' ulp is 2^8 or 2^11 times float's) in float lanes, whose widening to double cost
+  // more than the rest of the pass, and again in double where their total does not stand.
   static std::array<double, D::kSums> statistics(const RowOperands& row, int64_t n, bool stream) {
-    std::array<std::array<DoubleSum<M>, D::kSums>, R::kParts> sums; // a part each: fma chains apart
+    if constexpr (R::kParts > 1) {
+      const auto totals = statistics_in<FloatSum>(row, n, stream);
+      if (std::all_of(totals.begin(), totals.end(), [](double total) {
+            return std::abs(total) >= kFloatSumLowest && std::abs(total) <= kFloatSumHighest;
+          })) {
+        return totals;
+      }
+    }
+    return statistics_in<DoubleSum<M>>(row, n, stream);
+  }
+
+  template <typename Sum>
+  static std::array<double, D::kSums> statistics_in(const RowOperands& row, int64_t n, bool stream) {
+    std::array<std::array<Sum, D::kSums>, R::kParts> sums; // a part each: fma chains apart
     for_each_step(n, [&](int64_t j, int64_t count) UACCEL_INLINE_LAMBDA {
       Elements x;
       if constexpr (kPrepared > 0) {
