@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <uaccel/rowwise.h>
@@ -26,6 +27,23 @@ inline namespace CPU_CAPABILITY {
 namespace detail {
 
 using at::vec::Vectorized;
+
+// std::array{f(0), ..., f(N - 1)}, each index a constant: built whole, not element by element in a loop,
+// so arrays of vectors stay in registers (GCC kept the loop-filled ones on the stack, storing every
+// vector of the hot loops there and never reading it back).
+template <size_t N, typename F>
+C10_ALWAYS_INLINE auto generate(const F& f) {
+  using Value = std::invoke_result_t<F, std::integral_constant<size_t, 0>>;
+  return [&]<size_t... I>(std::index_sequence<I...>) UACCEL_INLINE_LAMBDA {
+    return std::array<Value, N>{f(std::integral_constant<size_t, I>{})...};
+  }(std::make_index_sequence<N>{});
+}
+// f(0), ..., f(N - 1), each index a constant (as generate, for what indexes such arrays).
+template <size_t N, typename F>
+C10_ALWAYS_INLINE void for_each_index(const F& f) {
+  [&]<size_t... I>(std::index_sequence<I...>)
+      UACCEL_INLINE_LAMBDA { (f(std::integral_constant<size_t, I>{}), ...); }(std::make_index_sequence<N>{});
+}
 
 // A row's elements as vectors of the math type: kParts of them a step of kStep elements (two for the
 // half types), `count` elements at the row's end (the rest of the vector zeros).
@@ -65,14 +83,12 @@ struct RowVectors {
 
   // Values of the math type (a column), ones where p is null.
   static Parts load_math(const M* p, int64_t count) {
-    Parts parts;
-    for (size_t k = 0; k < kParts; ++k) {
+    return generate<kParts>([&](size_t k) {
       const int64_t n = in_part(count, k);
-      parts[k] = p == nullptr ? MVec(M(1))
+      return p == nullptr     ? MVec(M(1))
           : n == MVec::size() ? MVec::loadu(p + k * MVec::size())
                               : MVec::loadu(p + k * MVec::size(), n);
-    }
-    return parts;
+    });
   }
   // Stores `count` elements; a whole step with `stream` (p then aligned to the vector's bytes) bypasses the
   // caches (no read of the line first), where the instruction set has such stores.
@@ -275,30 +291,26 @@ class Engine {
     std::array<const M*, D::kColumns> columns;
 
     Columns load_columns(int64_t j, int64_t count) const {
-      Columns w;
-      for (size_t c = 0; c < D::kColumns; ++c) {
-        w[c] = R::load_math(columns[c] == nullptr ? nullptr : columns[c] + j, count);
+      return generate<D::kColumns>(
+          [&](size_t c) { return R::load_math(columns[c] == nullptr ? nullptr : columns[c] + j, count); });
+    }
+    // The next row's inputs at j, fetched into L2 while this row's pass 2 converts (its pass 1 then reads
+    // them there, not from memory; L1 holds this row). Only for the 16-bit types: a float row's pass 2 is
+    // bound by memory itself (its stores), and the extra fetches slowed it.
+    void prefetch_next_row(int64_t j, int64_t n) const {
+      if constexpr (R::kParts > 1) {
+        for (const T* p : in) {
+          __builtin_prefetch(p + n + j, 0, 2);
+        }
       }
-      return w;
     }
     // The prepared values at j, from the inputs, rounded to T.
     Elements prepare(int64_t j, int64_t count) const {
-      std::array<typename R::Parts, D::kInputs> inputs;
-      for (size_t i = 0; i < D::kInputs; ++i) {
-        inputs[i] = R::load(in[i] + j, count);
-      }
-      Elements x;
-      for (size_t k = 0; k < R::kParts; ++k) {
-        std::array<MVec, D::kInputs> ik;
-        for (size_t i = 0; i < D::kInputs; ++i) {
-          ik[i] = inputs[i][k];
-        }
-        const auto prepared = d.prepare(ik);
-        for (size_t e = 0; e < kPrepared; ++e) {
-          x[e][k] = math::rounded_as<T>(prepared[e]);
-        }
-      }
-      return x;
+      const auto inputs = generate<D::kInputs>([&](size_t i) { return R::load(in[i] + j, count); });
+      const auto prepared = generate<R::kParts>(
+          [&](size_t k) { return d.prepare(generate<D::kInputs>([&](size_t i) { return inputs[i][k]; })); });
+      return generate<kPrepared>(
+          [&](size_t e) { return generate<R::kParts>([&](size_t k) { return math::rounded_as<T>(prepared[k][e]); }); });
     }
     // The element values at j: the inputs, or the prepared values, read back from their outputs or (where
     // those were streamed past the caches) prepared again from the inputs, still in the cache.
@@ -308,11 +320,7 @@ class Engine {
           return prepare(j, count);
         }
       }
-      Elements x;
-      for (size_t e = 0; e < kElements; ++e) {
-        x[e] = R::load((kPrepared > 0 ? out[e] : in[e]) + j, count);
-      }
-      return x;
+      return generate<kElements>([&](size_t e) { return R::load((kPrepared > 0 ? out[e] : in[e]) + j, count); });
     }
   };
 
@@ -343,16 +351,10 @@ class Engine {
 
   // The description's function f at each part k of the element: f(x_k..., w_k...).
   template <typename F>
-  static auto per_part(size_t k, const Elements& x, const Columns& w, const F& f) {
-    std::array<MVec, kElements> xk;
-    std::array<MVec, D::kColumns> wk;
-    for (size_t e = 0; e < kElements; ++e) {
-      xk[e] = x[e][k];
-    }
-    for (size_t c = 0; c < D::kColumns; ++c) {
-      wk[c] = w[c][k];
-    }
-    return f(xk, wk);
+  C10_ALWAYS_INLINE static auto per_part(size_t k, const Elements& x, const Columns& w, const F& f) {
+    return f(generate<kElements>([&](size_t e) { return x[e][k]; }), generate<D::kColumns>([&](size_t c) {
+               return w[c][k];
+             }));
   }
 
   // Pass 1: the prepared values stored, and the statistics: in double from exact products; for the 16-bit
@@ -377,9 +379,7 @@ class Engine {
       Elements x;
       if constexpr (kPrepared > 0) {
         x = row.prepare(j, count);
-        for (size_t e = 0; e < kPrepared; ++e) {
-          R::template store<true>(row.out[e] + j, count, x[e], stream);
-        }
+        for_each_index<kPrepared>([&](size_t e) { R::template store<true>(row.out[e] + j, count, x[e], stream); });
       } else {
         x = row.load_elements(j, count, false);
       }
@@ -401,8 +401,9 @@ class Engine {
   }
 
   // Row r whole: its statistics, constants and outputs; its column terms added into `column_sums` (kColumnSums
-  // vectors of n) where not null.
-  void row(int64_t r, M* column_sums) const {
+  // vectors of n) where not null. Everything it calls is inlined (flatten): a step's vectors stay in
+  // registers only where no call out of line (the compiler kept the short last step's) takes their address.
+  __attribute__((flatten)) void row(int64_t r, M* column_sums) const {
     const int64_t n = op_.n;
     const RowOperands row = row_operands(r);
     const bool mapping = maps();
@@ -426,22 +427,18 @@ class Engine {
     }
     for_each_step(
         n, [&](int64_t j, int64_t count) UACCEL_INLINE_LAMBDA { // pass 2: outputs and column terms, one read of the row
+          row.prefetch_next_row(j, n);
           const auto x = row.load_elements(j, count, stream_prepared_);
           const auto w = row.load_columns(j, count);
           if (mapping) {
-            std::array<typename R::Parts, D::kOutputs - kPrepared> out;
-            for (size_t k = 0; k < R::kParts; ++k) {
-              const auto values =
-                  per_part(k, x, w, [&](const auto& xk, const auto& wk) { return row.d.map(constants, xk, wk); });
-              for (size_t o = 0; o < out.size(); ++o) {
-                out[o][k] = values[o];
-              }
-            }
-            for (size_t o = 0; o < out.size(); ++o) {
+            const auto values = generate<R::kParts>([&](size_t k) {
+              return per_part(k, x, w, [&](const auto& xk, const auto& wk) { return row.d.map(constants, xk, wk); });
+            });
+            for_each_index<D::kOutputs - kPrepared>([&](size_t o) {
               if (T* p = row.out[kPrepared + o]) {
-                R::store(p + j, count, out[o], stream_);
+                R::store(p + j, count, generate<R::kParts>([&](size_t k) { return values[k][o]; }), stream_);
               }
-            }
+            });
           }
           if constexpr (D::kColumnSums > 0) {
             if (column_sums != nullptr) {
