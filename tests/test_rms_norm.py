@@ -365,3 +365,18 @@ def test_cast_before_weight_rounds_as_the_store_does(dtype):
     ones = torch.ones(256, dtype=dtype)
     cast = torch_uaccel.rms_norm(x, 256, ones, cast_before_weight=True)
     assert torch.equal(cast.view(torch.int16), torch_uaccel.rms_norm(x, 256).view(torch.int16))
+
+
+def test_bfloat16_results_below_the_normals_are_rounded_not_flushed():
+    """AVX512_BF16's conversion flushes float subnormals to zero; the engine rounds a pair of vectors
+    holding one at::vec's way instead: outputs (a weight of 2^-130) within an ulp of float64, residual sums
+    of subnormals exact."""
+    x = _inputs((8, 512), torch.bfloat16)
+    weight = torch.full((512,), 2.0**-130, dtype=torch.bfloat16)
+    reference = F.rms_norm(x.double(), (512,), weight.double(), eps=1e-6)
+    assert (reference.abs() < torch.finfo(torch.float32).smallest_normal).all()
+    assert ulp_error(torch_uaccel.rms_norm(x, 512, weight, eps=1e-6), reference, torch.bfloat16).max() <= 1
+    tiny = torch.full_like(x, 2.0**-128)
+    _, residual_out = torch_uaccel.add_rms_norm(tiny * x.sign(), tiny, 512)
+    assert residual_out.count_nonzero() > 0
+    torch.testing.assert_close(residual_out, tiny * x.sign() + tiny, atol=0, rtol=0)

@@ -27,6 +27,7 @@
 
 #include <pthread.h>
 
+#include <uaccel/detail/avx512_bf16.h>
 #include <uaccel/detail/cpu_capability.h>
 #include <uaccel/detail/outputs.h>
 
@@ -129,23 +130,7 @@ inline __m256i round_to_bfloat16_high(__m256 v) {
 }
 #endif
 
-#if defined(CPU_CAPABILITY_AVX512)
-// AVX512_BF16's VCVTNE2PS2BF16: 32 floats rounded to nearest even by one instruction, where at::vec's
-// sequence takes 16; `first` in the low half, at::vec's order. Inline assembly, not the intrinsic: the
-// kernels are compiled without -mavx512bf16, for CPUs that may lack it (has_avx512_bf16() chooses).
-// The instruction flushes subnormal results to zero, so a pair of vectors holding one goes at::vec's way.
-inline at::vec::Vectorized<at::BFloat16> narrow_by_avx512_bf16(__m512 first, __m512 second) {
-  constexpr int kSubnormal = 0x20;  // VFPCLASSPS's category
-  if (_mm512_fpclass_ps_mask(first, kSubnormal) | _mm512_fpclass_ps_mask(second, kSubnormal)) [[unlikely]] {
-    return at::vec::convert_from_float<at::BFloat16>(first, second);
-  }
-  __m512i bits;
-  asm("vcvtne2ps2bf16 %2, %1, %0" : "=v"(bits) : "v"(second), "v"(first));
-  return bits;
-}
-#endif
-
-// The inverse of widen<scalar_t>; kAvx512Bf16: by that instruction (bfloat16 on AVX-512 only).
+// The inverse of widen<scalar_t>; kAvx512Bf16: by AVX512_BF16's instruction (bfloat16 on AVX-512 only).
 template <typename scalar_t, bool kAvx512Bf16 = false>
 at::vec::Vectorized<scalar_t> narrow(at::vec::Vectorized<float> first, at::vec::Vectorized<float> second) {
 #if defined(CPU_CAPABILITY_AVX512)

@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include <uaccel/detail/avx512_bf16.h>
+#include <uaccel/detail/cpu_capability.h>
 #include <uaccel/rowwise.h>
 
 // A lambda's body inlined where it is called (GCC and Clang).
@@ -46,8 +48,9 @@ C10_ALWAYS_INLINE void for_each_index(const F& f) {
 }
 
 // A row's elements as vectors of the math type: kParts of them a step of kStep elements (two for the
-// half types), `count` elements at the row's end (the rest of the vector zeros).
-template <typename T>
+// half types), `count` elements at the row's end (the rest of the vector zeros). kAvx512Bf16: bfloat16
+// rounded by AVX512_BF16's instruction (AVX-512 only; run_cpu checks the CPU).
+template <typename T, bool kAvx512Bf16 = false>
 struct RowVectors {
   using M = Math<T>;
   using MVec = Vectorized<M>;
@@ -58,27 +61,43 @@ struct RowVectors {
   static int64_t in_part(int64_t count, size_t k) {
     return std::clamp<int64_t>(count - int64_t(k) * MVec::size(), 0, MVec::size());
   }
-  static Parts load(const T* p, int64_t count) {
-    const auto v = count == kStep ? Vectorized<T>::loadu(p) : Vectorized<T>::loadu(p, count);
+  // A vector of T as vectors of the math type, in order, and back (rounding to nearest even).
+  // (The instruction sets' by intrinsics: at::vec's returns a tuple, which GCC kept in memory.)
+  static Parts widen(Vectorized<T> v) {
     if constexpr (kParts == 1) {
       return {v};
     } else {
-      const auto [lo, hi] = at::vec::convert_to_float<T>(v);
-      return {lo, hi};
+      constexpr bool kBf16 = std::is_same_v<T, at::BFloat16>;
+#if defined(CPU_CAPABILITY_AVX512)
+      const auto half = [](__m256i h) {
+        return kBf16 ? _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16)) : _mm512_cvtph_ps(h);
+      };
+      return {half(_mm512_extracti64x4_epi64(v, 0)), half(_mm512_extracti64x4_epi64(v, 1))};
+#elif defined(CPU_CAPABILITY_AVX2)
+      const auto half = [](__m128i h) {
+        return kBf16 ? _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16)) : _mm256_cvtph_ps(h);
+      };
+      return {half(_mm256_castsi256_si128(v)), half(_mm256_extracti128_si256(v, 1))};
+#else
+      const auto halves = at::vec::convert_to_float<T>(v);
+      return {std::get<0>(halves), std::get<1>(halves)};
+#endif
     }
   }
-  // The upper 16 bits of each float lane, in order.
-  static Vectorized<T> upper_halves(Vectorized<float> lo, Vectorized<float> hi) {
+  static Vectorized<T> narrow(const Parts& v) {
+    if constexpr (kParts == 1) {
+      return v[0];
+    } else {
 #if defined(CPU_CAPABILITY_AVX512)
-    const auto half = [](__m512 v) { return _mm512_cvtepi32_epi16(_mm512_srli_epi32(_mm512_castps_si512(v), 16)); };
-    return _mm512_inserti64x4(_mm512_castsi256_si512(half(lo)), half(hi), 1);
-#elif defined(CPU_CAPABILITY_AVX2)
-    const __m256i packed = _mm256_packus_epi32(
-        _mm256_srli_epi32(_mm256_castps_si256(lo), 16), _mm256_srli_epi32(_mm256_castps_si256(hi), 16));
-    return _mm256_permute4x64_epi64(packed, 0xd8); // packus interleaves the 128-bit lanes
-#else
-    return at::vec::convert_from_float<T>(lo, hi);
+      if constexpr (kAvx512Bf16) {
+        return cpu::detail::narrow_by_avx512_bf16(v[0], v[1]);
+      }
 #endif
+      return at::vec::convert_from_float<T>(v[0], v[1]);
+    }
+  }
+  static Parts load(const T* p, int64_t count) {
+    return widen(count == kStep ? Vectorized<T>::loadu(p) : Vectorized<T>::loadu(p, count));
   }
 
   // Values of the math type (a column), ones where p is null.
@@ -92,17 +111,7 @@ struct RowVectors {
   }
   // Stores `count` elements; a whole step with `stream` (p then aligned to the vector's bytes) bypasses the
   // caches (no read of the line first), where the instruction set has such stores.
-  // kExact: every value is one of T's already (math::rounded_as's), so bfloat16's are their upper halves.
-  template <bool kExact = false>
-  static void store(T* p, int64_t count, const Parts& v, bool stream = false) {
-    Vectorized<T> out;
-    if constexpr (kParts == 1) {
-      out = v[0];
-    } else if constexpr (kExact && std::is_same_v<T, at::BFloat16>) {
-      out = upper_halves(v[0], v[1]);
-    } else {
-      out = at::vec::convert_from_float<T>(v[0], v[1]);
-    }
+  static void store(T* p, int64_t count, Vectorized<T> out, bool stream) {
     if (count != kStep) {
       out.store(p, count);
     } else if (stream) {
@@ -187,7 +196,20 @@ class DoubleSum<float> {
 class FloatSum {
  public:
   void add_product(Vectorized<float> a, Vectorized<float> b) { sum_ = at::vec::fmadd(a, b, sum_); }
+  // The lanes in double (exact there but for lanes 2^29 apart), in a tree of vector adds: lanes read one by
+  // one from memory kept the sum in memory through the loop.
   double total() const {
+#if defined(CPU_CAPABILITY_AVX512)
+    const __m512 lanes = sum_;
+    return _mm512_reduce_add_pd(_mm512_add_pd(
+        _mm512_cvtps_pd(_mm512_castps512_ps256(lanes)), _mm512_cvtps_pd(_mm512_extractf32x8_ps(lanes, 1))));
+#elif defined(CPU_CAPABILITY_AVX2)
+    const __m256 lanes = sum_;
+    const __m256d quads =
+        _mm256_add_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(lanes)), _mm256_cvtps_pd(_mm256_extractf128_ps(lanes, 1)));
+    const __m128d pairs = _mm_add_pd(_mm256_castpd256_pd128(quads), _mm256_extractf128_pd(quads, 1));
+    return _mm_cvtsd_f64(_mm_add_sd(pairs, _mm_unpackhi_pd(pairs, pairs)));
+#else
     float lanes[Vectorized<float>::size()];
     sum_.store(lanes);
     double total = 0;
@@ -195,6 +217,7 @@ class FloatSum {
       total += lane;
     }
     return total;
+#endif
   }
 
  private:
@@ -216,10 +239,10 @@ constexpr int64_t kStreamBytes = int64_t{8} << 20;
 // number of threads.
 constexpr int64_t kMinRowsPerBlock = 32, kMaxBlocks = 256;
 
-template <typename D, typename T>
+template <typename D, typename T, bool kAvx512Bf16>
 class Engine {
   using M = Math<T>;
-  using R = RowVectors<T>;
+  using R = RowVectors<T, kAvx512Bf16>;
   using MVec = Vectorized<M>;
   static constexpr size_t kPrepared = kPreparedValues<D>, kElements = kElementValues<D>;
   // Prepared outputs are streamed too, and prepared again in pass 2, where T needs no conversion (float,
@@ -304,20 +327,23 @@ class Engine {
         }
       }
     }
-    // The prepared values at j, from the inputs, rounded to T.
-    Elements prepare(int64_t j, int64_t count) const {
+    // The prepared values at j, from the inputs, as T (what is stored, and what is normalised).
+    std::array<Vectorized<T>, kPrepared> prepare(int64_t j, int64_t count) const {
       const auto inputs = generate<D::kInputs>([&](size_t i) { return R::load(in[i] + j, count); });
       const auto prepared = generate<R::kParts>(
           [&](size_t k) { return d.prepare(generate<D::kInputs>([&](size_t i) { return inputs[i][k]; })); });
       return generate<kPrepared>(
-          [&](size_t e) { return generate<R::kParts>([&](size_t k) { return math::rounded_as<T>(prepared[k][e]); }); });
+          [&](size_t e) { return R::narrow(generate<R::kParts>([&](size_t k) { return prepared[k][e]; })); });
+    }
+    static Elements widen(const std::array<Vectorized<T>, kPrepared>& prepared) {
+      return generate<kPrepared>([&](size_t e) { return R::widen(prepared[e]); });
     }
     // The element values at j: the inputs, or the prepared values, read back from their outputs or (where
     // those were streamed past the caches) prepared again from the inputs, still in the cache.
     Elements load_elements(int64_t j, int64_t count, bool streamed) const {
       if constexpr (kRecomputable) {
         if (streamed) {
-          return prepare(j, count);
+          return widen(prepare(j, count));
         }
       }
       return generate<kElements>([&](size_t e) { return R::load((kPrepared > 0 ? out[e] : in[e]) + j, count); });
@@ -376,27 +402,24 @@ class Engine {
   static std::array<double, D::kSums> statistics_in(const RowOperands& row, int64_t n, bool stream) {
     std::array<std::array<Sum, D::kSums>, R::kParts> sums; // a part each: fma chains apart
     for_each_step(n, [&](int64_t j, int64_t count) UACCEL_INLINE_LAMBDA {
-      Elements x;
-      if constexpr (kPrepared > 0) {
-        x = row.prepare(j, count);
-        for_each_index<kPrepared>([&](size_t e) { R::template store<true>(row.out[e] + j, count, x[e], stream); });
-      } else {
-        x = row.load_elements(j, count, false);
-      }
-      const auto w = row.load_columns(j, count);
-      for (size_t k = 0; k < R::kParts; ++k) {
-        const auto terms = per_part(k, x, w, [&](const auto& xk, const auto& wk) { return row.d.products(xk, wk); });
-        for (size_t s = 0; s < D::kSums; ++s) {
-          sums[k][s].add_product(terms[s].a, terms[s].b);
+      const Elements x = [&]() UACCEL_INLINE_LAMBDA {
+        if constexpr (kPrepared > 0) {
+          const auto prepared = row.prepare(j, count);
+          for_each_index<kPrepared>([&](size_t e) { R::store(row.out[e] + j, count, prepared[e], stream); });
+          return row.widen(prepared);
+        } else {
+          return row.load_elements(j, count, false);
         }
-      }
+      }();
+      const auto w = row.load_columns(j, count);
+      for_each_index<R::kParts>([&](size_t k) {
+        const auto terms = per_part(k, x, w, [&](const auto& xk, const auto& wk) { return row.d.products(xk, wk); });
+        for_each_index<D::kSums>([&](size_t s) { sums[k][s].add_product(terms[s].a, terms[s].b); });
+      });
     });
     std::array<double, D::kSums> totals{};
-    for (size_t k = 0; k < R::kParts; ++k) {
-      for (size_t s = 0; s < D::kSums; ++s) {
-        totals[s] += sums[k][s].total();
-      }
-    }
+    for_each_index<R::kParts>(
+        [&](size_t k) { for_each_index<D::kSums>([&](size_t s) { totals[s] += sums[k][s].total(); }); });
     return totals;
   }
 
@@ -436,7 +459,7 @@ class Engine {
             });
             for_each_index<D::kOutputs - kPrepared>([&](size_t o) {
               if (T* p = row.out[kPrepared + o]) {
-                R::store(p + j, count, generate<R::kParts>([&](size_t k) { return values[k][o]; }), stream_);
+                R::store(p + j, count, R::narrow(generate<R::kParts>([&](size_t k) { return values[k][o]; })), stream_);
               }
             });
           }
@@ -504,7 +527,15 @@ class Engine {
 // Runs description d over the operands' rows.
 template <typename D, typename T>
 void run_cpu(const D& d, const Operands<D, T>& operands) {
-  detail::Engine<D, T>(d, operands).run();
+#if defined(CPU_CAPABILITY_AVX512)
+  if constexpr (std::is_same_v<T, at::BFloat16>) {
+    if (cpu::has_avx512_bf16()) {
+      detail::Engine<D, T, true>(d, operands).run();
+      return;
+    }
+  }
+#endif
+  detail::Engine<D, T, false>(d, operands).run();
 }
 
 } // namespace CPU_CAPABILITY
