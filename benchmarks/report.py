@@ -32,13 +32,16 @@ def machine_name(device: str) -> str:
 
 
 def commit() -> str:
-    """The checkout's commit, with "-dirty" when it has uncommitted changes; "unknown" outside git."""
+    """The checkout's commit, with "-dirty" when it has uncommitted changes other than to the records the
+    benchmarks write (README.md, docs/benchmarks/): a second run is of the same code; "unknown" outside git."""
 
     def git(*args):
         return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
 
     try:
-        return git("rev-parse", "--short=12", "HEAD") + ("-dirty" if git("status", "--porcelain", "-uno") else "")
+        return git("rev-parse", "--short=12", "HEAD") + (
+            "-dirty" if git("status", "--porcelain", "-uno", "--", ".", ":!README.md", ":!docs/benchmarks") else ""
+        )
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
 
