@@ -8,6 +8,7 @@ attention, activation, norm, rotary, loss; each op's own time, a backward op cou
 op that made it).
 
     python benchmarks/bench_models.py [--families llama qwen3 gemma3] [--update-readme] [--json F]
+    python benchmarks/bench_models.py --peak-only --json benchmarks/results/models_peak_cpu.json
 """
 
 import argparse
@@ -215,11 +216,33 @@ def in_both_states(model, measure_one) -> dict:
     return {"unpatched": unpatched, "patched": patched}
 
 
+def peak_bytes(family, dtype, args) -> dict:
+    """A training step's peak on the larger model (issue 49's: more layers and tokens, where activations weigh
+    most): unpatched, patched, and with only its RMSNorms patched (each norm module on its own): what the
+    norm alone saves."""
+    model, ids = _model(family, dtype, args.peak_layers, args.peak_vocab, args.peak_batch, args)
+    peaks = in_both_states(model, lambda m: peak_training_bytes(m, ids))
+    norms = [module for module in model.modules() if type(module).__name__.endswith("RMSNorm")]
+    for norm in norms:
+        torch_uaccel.patch(norm)
+    peaks["norms_patched"] = peak_training_bytes(model, ids)
+    for norm in norms:
+        torch_uaccel.unpatch(norm)
+    return peaks
+
+
+def peak_line(family, dtype, peaks) -> str:
+    mib = {state: value / 2**20 for state, value in peaks.items()}
+    return (
+        f"{family:8s} {str(dtype).removeprefix('torch.'):8s} peak MiB: unpatched {mib['unpatched']:.0f}, "
+        f"norms patched {mib['norms_patched']:.0f} ({peaks['norms_patched'] / peaks['unpatched']:.3f}), "
+        f"patched {mib['patched']:.0f} ({peaks['patched'] / peaks['unpatched']:.3f})"
+    )
+
+
 def measure(family, dtype, threads, args) -> dict:
     result = {"family": family, "dtype": str(dtype).removeprefix("torch."), "threads": threads}
-    # Peak memory on the larger model (issue 49's: more layers and tokens, where activations weigh most).
-    model, ids = _model(family, dtype, args.peak_layers, args.peak_vocab, args.peak_batch, args)
-    result["peak_bytes"] = in_both_states(model, lambda m: peak_training_bytes(m, ids))
+    result["peak_bytes"] = peak_bytes(family, dtype, args)
     model, ids = _model(family, dtype, args.layers, args.vocab, args.batch, args)
     result["modules_patched"] = len(torch_uaccel.patch(model).changed)
     torch_uaccel.unpatch(model)
@@ -243,6 +266,7 @@ def measure(family, dtype, threads, args) -> dict:
             for kind in runs:
                 result[f"{mode} {kind}"] = ratio_summary(times["patched"][kind], times["unpatched"][kind])
             torch._dynamo.reset()
+    print(peak_line(family, dtype, result["peak_bytes"]), flush=True)
     print(summary_line(result), flush=True)
     return result
 
@@ -320,12 +344,24 @@ def main(argv=None):
     parser.add_argument("--no-compiled", dest="compiled", action="store_false")
     parser.add_argument("--json", help="write the results here, stamped")
     parser.add_argument("--update-readme", action="store_true", help="write the table into README.md")
+    parser.add_argument("--peak-only", action="store_true", help="the peak memory alone (seconds, not the README's)")
     args = parser.parse_args(argv)
     args.machine_threads = torch.get_num_threads()
     args.commit = stamp()["commit"]  # before the records are written: they would make the checkout dirty
     # Each compiled model runs three kinds of step (training, prefill, decode): one graph each, of fixed shapes.
     torch._dynamo.config.recompile_limit = 64
     torch._dynamo.config.automatic_dynamic_shapes = False
+    if args.peak_only:
+        peaks = []
+        for family in args.families:
+            for dtype in args.dtypes:
+                peaks.append(
+                    {"family": family, "dtype": dtype, "peak_bytes": peak_bytes(family, getattr(torch, dtype), args)}
+                )
+                print(peak_line(family, dtype, peaks[-1]["peak_bytes"]), flush=True)
+        if args.json:
+            write_json(args.json, peaks)
+        return
     results = []
     for family in args.families:
         for dtype in args.dtypes:
