@@ -4,8 +4,6 @@
 // files compiled once per instruction set (*_isa.cpp): it lives in the inline namespace CPU_CAPABILITY.
 #include <ATen/cpu/vec/vec.h>
 
-#include <uaccel/detail/cpu_capability.h>
-
 namespace uaccel::cpu {
 inline namespace CPU_CAPABILITY {
 namespace detail {

@@ -196,28 +196,12 @@ class DoubleSum<float> {
 class FloatSum {
  public:
   void add_product(Vectorized<float> a, Vectorized<float> b) { sum_ = at::vec::fmadd(a, b, sum_); }
-  // The lanes in double (exact there but for lanes 2^29 apart), in a tree of vector adds: lanes read one by
-  // one from memory kept the sum in memory through the loop.
+  // The lanes widened to double (times one: exact) and summed as DoubleSum's are; read as one vector (lane by
+  // lane from memory, the sum was kept in memory through the loop).
   double total() const {
-#if defined(CPU_CAPABILITY_AVX512)
-    const __m512 lanes = sum_;
-    return _mm512_reduce_add_pd(_mm512_add_pd(
-        _mm512_cvtps_pd(_mm512_castps512_ps256(lanes)), _mm512_cvtps_pd(_mm512_extractf32x8_ps(lanes, 1))));
-#elif defined(CPU_CAPABILITY_AVX2)
-    const __m256 lanes = sum_;
-    const __m256d quads =
-        _mm256_add_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(lanes)), _mm256_cvtps_pd(_mm256_extractf128_ps(lanes, 1)));
-    const __m128d pairs = _mm_add_pd(_mm256_castpd256_pd128(quads), _mm256_extractf128_pd(quads, 1));
-    return _mm_cvtsd_f64(_mm_add_sd(pairs, _mm_unpackhi_pd(pairs, pairs)));
-#else
-    float lanes[Vectorized<float>::size()];
-    sum_.store(lanes);
-    double total = 0;
-    for (const float lane : lanes) {
-      total += lane;
-    }
-    return total;
-#endif
+    DoubleSum<float> lanes;
+    lanes.add_product(sum_, Vectorized<float>(1.0f));
+    return lanes.total();
   }
 
  private:
